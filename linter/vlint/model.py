@@ -1,0 +1,148 @@
+"""The values every stage shares: positions, tokens with spans, invocations, findings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_RANK: Mapping[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+@dataclass(frozen=True, order=True)
+class Pos:
+    """A 1-based line and column in the original file (columns count characters)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Span:
+    """A range in the original file; the end is exclusive, as in SARIF and ruff."""
+
+    start: Pos
+    end: Pos
+
+
+# Maps an offset in an (embedded) text to its position in the original file.  An extractor that
+# hands a nested text to another extractor composes locators, so spans stay exact through nesting.
+Locator = Callable[[int], Pos]
+
+
+def line_locator(text: str, base: Pos = Pos(1, 1)) -> Locator:
+    """A locator for ``text`` that starts at ``base`` and keeps the original line structure."""
+    starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            starts.append(index + 1)
+
+    def locate(offset: int) -> Pos:
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        column = offset - starts[lo] + 1
+        if lo == 0:
+            return Pos(base.line, base.column + column - 1)
+        return Pos(base.line + lo, column)
+
+    return locate
+
+
+@dataclass(frozen=True)
+class Token:
+    """One argument as the launched program receives it, with where each character came from.
+
+    ``text`` is the value after quote removal; parts that cannot be known statically (shell
+    expansions, templates) are kept as written and make ``literal`` false.  ``positions`` holds
+    the file position of every character of ``text`` plus one for the end, so any sub-range
+    of the token (the value after ``=``) has an exact span even through quotes and nesting.
+    """
+
+    text: str
+    positions: tuple[Pos, ...]
+    literal: bool = True
+
+    def __post_init__(self) -> None:
+        if len(self.positions) != len(self.text) + 1:
+            raise ValueError(f"token {self.text!r} needs {len(self.text) + 1} positions")
+
+    @property
+    def span(self) -> Span:
+        return Span(self.positions[0], self.positions[-1])
+
+    def sub_span(self, start: int, end: int | None = None) -> Span:
+        stop = len(self.text) if end is None else end
+        return Span(self.positions[start], self.positions[stop])
+
+    @classmethod
+    def located(cls, text: str, start: int, locate: Locator, literal: bool = True) -> Token:
+        """A token whose characters are contiguous in the located text from ``start``."""
+        return cls(text, tuple(locate(start + i) for i in range(len(text) + 1)), literal)
+
+
+Entry = Literal["serve", "api_server"]
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A Python keyword argument: its name token and the literal value, if it has one."""
+
+    name: Token
+    value_span: Span
+    value: object = None
+    literal: bool = True
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One launch of vLLM found in a file, in the shape the normaliser reads.
+
+    ``style`` is ``cli`` for an argv (``args`` are the tokens after ``vllm serve`` or after the
+    API server module) and ``python`` for keyword arguments (``keywords``) of ``LLM(...)``,
+    ``EngineArgs(...)`` or ``AsyncEngineArgs(...)``.
+    """
+
+    path: str
+    kind: str
+    style: Literal["cli", "python"]
+    anchor: Span
+    entry: Entry = "serve"
+    callee: str = ""
+    args: tuple[Token, ...] = ()
+    keywords: tuple[Keyword, ...] = ()
+    has_unpacked_kwargs: bool = False
+    env: Mapping[str, Token] = field(default_factory=dict)
+    image: str | None = None
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class Edit:
+    span: Span
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    safe: bool
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    help: str
+    path: str
+    span: Span
+    vllm_versions: tuple[str, ...] = ()
+    fix: Fix | None = None
