@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -34,22 +35,18 @@ Locator = Callable[[int], Pos]
 def line_locator(text: str, base: Pos = Pos(1, 1)) -> Locator:
     """A locator for ``text`` that starts at ``base`` and keeps the original line structure."""
     starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
+    find = text.find
+    index = find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = find("\n", index + 1)
 
     def locate(offset: int) -> Pos:
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        column = offset - starts[lo] + 1
-        if lo == 0:
+        line = bisect_right(starts, offset) - 1
+        column = offset - starts[line] + 1
+        if line == 0:
             return Pos(base.line, base.column + column - 1)
-        return Pos(base.line + lo, column)
+        return Pos(base.line + line, column)
 
     return locate
 

@@ -1,0 +1,12 @@
+"""Run the tests against the source tree, whatever is installed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent
+for source_root in ("rules", "linter"):
+    path = str(ROOT / source_root)
+    if path not in sys.path:
+        sys.path.insert(0, path)

@@ -1,0 +1,227 @@
+"""What each vLLM release accepts, read from the generated data in ``vlint_rules``.
+
+Loading is lazy and cached: a run that targets one release reads one file.  Facts that span
+releases (when an option string first and last appeared) are computed only when a rule asks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+import vlint_rules
+
+DATA = Path(vlint_rules.__file__).parent / "data"
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One argparse action of a release's parser."""
+
+    strings: tuple[str, ...]
+    dest: str
+    action: str
+    nargs: int | str | None
+    const: Any
+    type: Mapping[str, Any] | None
+    choices: tuple[Any, ...] | None
+    default: Any
+    default_known: bool
+    deprecated: str | None
+
+    @property
+    def takes_value(self) -> bool:
+        return self.nargs != 0 and self.action not in _FLAG_ACTIONS
+
+    @property
+    def name(self) -> str:
+        longs = [s for s in self.strings if s.startswith("--")]
+        return longs[0] if longs else self.strings[0]
+
+
+_FLAG_ACTIONS = frozenset(
+    {"store_true", "store_false", "store_const", "count", "help", "version", "boolean_optional"}
+)
+
+
+@dataclass(frozen=True)
+class ParserSpec:
+    options: tuple[OptionSpec, ...]
+    positionals: tuple[Mapping[str, Any], ...]
+    features: Mapping[str, Any]
+    allow_abbrev: bool
+
+    @cached_property
+    def by_string(self) -> Mapping[str, OptionSpec]:
+        return {string: option for option in self.options for string in option.strings}
+
+    @cached_property
+    def long_strings(self) -> tuple[str, ...]:
+        return tuple(sorted(s for s in self.by_string if s.startswith("--")))
+
+    @cached_property
+    def by_dest(self) -> Mapping[str, OptionSpec]:
+        found: dict[str, OptionSpec] = {}
+        for option in self.options:
+            found.setdefault(option.dest, option)
+        return found
+
+    def feature(self, name: str) -> bool:
+        return bool(self.features.get(name, False))
+
+
+@dataclass(frozen=True)
+class Release:
+    version: Version
+    raw: Mapping[str, Any]
+
+    def __str__(self) -> str:
+        return str(self.version)
+
+    @cache
+    def parser(self, entry: str = "serve") -> ParserSpec | None:
+        data = self.raw.get(entry)
+        if not data:
+            return None
+        return ParserSpec(
+            options=tuple(_option(o) for o in data["options"]),
+            positionals=tuple(data.get("positionals", ())),
+            features=data.get("features", {}),
+            allow_abbrev=bool(data.get("parser", {}).get("allow_abbrev", True)),
+        )
+
+    @cached_property
+    def types(self) -> Mapping[str, Mapping[str, Any]]:
+        types: Mapping[str, Mapping[str, Any]] = self.raw.get("types", {})
+        return types
+
+    def type_of(self, option: OptionSpec) -> Mapping[str, Any] | None:
+        spec = option.type
+        if spec is None:
+            return None
+        ref = spec.get("id") if isinstance(spec, Mapping) else spec
+        if isinstance(ref, str) and ref in self.types:
+            return {**self.types[ref], "id": ref}
+        return spec
+
+    @cache
+    def engine_fields(self, callee: str) -> Mapping[str, Mapping[str, Any]]:
+        """Keyword arguments accepted by ``EngineArgs``/``AsyncEngineArgs``/``LLM``."""
+        engine = self.raw.get("engine_args", {})
+        fields = {f["name"]: f for f in engine.get("AsyncEngineArgs" if callee == "AsyncEngineArgs"
+                                                    else "EngineArgs", ())}
+        if callee == "LLM":
+            llm = self.raw.get("llm_params", {})
+            params = {name: {"name": name} for name in llm.get("params", ())}
+            if llm.get("var_keyword", True):
+                return {**fields, **params}
+            return params
+        return fields
+
+    @cached_property
+    def env_vars(self) -> frozenset[str]:
+        return frozenset(self.raw.get("env_vars", ()))
+
+
+def _option(data: Mapping[str, Any]) -> OptionSpec:
+    deprecated = data.get("deprecated")
+    return OptionSpec(
+        strings=tuple(data["strings"]),
+        dest=data["dest"],
+        action=data.get("action", "store"),
+        nargs=data.get("nargs"),
+        const=data.get("const"),
+        type=data.get("type"),
+        choices=tuple(data["choices"]) if data.get("choices") is not None else None,
+        default=data.get("default"),
+        default_known=bool(data.get("default_known", False)),
+        deprecated=(deprecated.get("message") or "deprecated") if deprecated else None,
+    )
+
+
+@cache
+def index() -> Mapping[str, Any]:
+    with (DATA / "index.json").open(encoding="utf-8") as handle:
+        loaded: Mapping[str, Any] = json.load(handle)
+    return loaded
+
+
+@cache
+def known_releases() -> tuple[Version, ...]:
+    return tuple(sorted(Version(v) for v in index()["releases"]))
+
+
+def newest() -> Version:
+    return known_releases()[-1]
+
+
+@cache
+def load(version: str | Version) -> Release:
+    wanted = Version(str(version))
+    name = next((str(v) for v in index()["releases"] if Version(v) == wanted), None)
+    if name is None:
+        raise KeyError(str(version))
+    with (DATA / "releases" / f"{name}.json").open(encoding="utf-8") as handle:
+        return Release(wanted, json.load(handle))
+
+
+class UnknownTarget(ValueError):
+    """A target version or range that names no known release."""
+
+
+def resolve_target(text: str) -> tuple[Version, ...]:
+    """The known releases a ``--target-version`` value names: one release, or a range."""
+    text = text.strip()
+    known = known_releases()
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        version = None
+    if version is not None:
+        if version in known:
+            return (version,)
+        raise UnknownTarget(text)
+    try:
+        specifier = SpecifierSet(text)
+    except InvalidSpecifier as error:
+        raise UnknownTarget(text) from error
+    matched = tuple(v for v in known if specifier.contains(v, prereleases=True))
+    if not matched:
+        raise UnknownTarget(text)
+    return matched
+
+
+def known_range() -> str:
+    known = known_releases()
+    return f"{known[0]} to {known[-1]}"
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    first: Version
+    last: Version
+
+
+@cache
+def option_lifetimes(entry: str = "serve") -> Mapping[str, Lifetime]:
+    """First and last known release of every option string (for removed / not-yet flags)."""
+    lifetimes: dict[str, Lifetime] = {}
+    for version in known_releases():
+        parser = load(version).parser(entry)
+        if parser is None:
+            continue
+        for string in parser.by_string:
+            seen = lifetimes.get(string)
+            lifetimes[string] = Lifetime(seen.first if seen else version, version)
+    return lifetimes
+
+
+def releases_between(releases: Iterable[Version], low: Version, high: Version) -> Sequence[Version]:
+    return [v for v in releases if low <= v <= high]

@@ -1,0 +1,36 @@
+"""The rules: one module each, registered here explicitly, sorted by code."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from functools import cache
+from typing import cast
+
+from vlint.checks.base import RuleModule
+
+MODULES: Mapping[str, str] = {
+    "VL101": "unknown_flag",
+    "VL102": "flag_not_yet_available",
+    "VL103": "removed_flag",
+    "VL105": "abbreviated_flag",
+    "VL106": "unknown_engine_kwarg",
+    "VL201": "invalid_value",
+    "VL202": "ambiguous_unit_suffix",
+    "VL203": "unit_suffix_unsupported",
+    "VL204": "decimal_binary_suffix",
+    "VL206": "boolean_flag_with_value",
+    "VL301": "batched_tokens_below_model_len",
+    "VL302": "batched_tokens_below_max_num_seqs",
+    "VL303": "active_seqs_above_max_num_seqs",
+    "VL304": "batched_tokens_above_seqs_times_model_len",
+}
+
+
+@cache
+def rule_module(code: str) -> RuleModule:
+    return cast(RuleModule, importlib.import_module(f"vlint.checks.{MODULES[code]}"))
+
+
+def all_rules() -> list[RuleModule]:
+    return [rule_module(code) for code in sorted(MODULES)]

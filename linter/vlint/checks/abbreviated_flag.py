@@ -1,0 +1,55 @@
+"""What it does
+    Reports an option written as a prefix of its real name (``--max-num-seq`` for
+    ``--max-num-seqs``), and, as an error, a prefix that matches several options.
+
+Why is this bad?
+    argparse accepts a unique prefix, so the command works today.  When a later release adds an
+    option with the same prefix, the same command fails with ``ambiguous option``.  A prefix that
+    is already ambiguous in the targeted release makes the parser stop.
+
+Example
+    ``--max-num-batched 8192``
+
+Use instead
+    ``--max-num-batched-tokens 8192``
+
+Fix safety
+    Safe: the full option string is the one the release resolved the prefix to.
+
+vLLM releases
+    All releases whose parser allows abbreviations (recorded per release in the catalog).
+
+References
+    https://docs.python.org/3/library/argparse.html#allow-abbrev
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.model import Edit, Finding, Fix
+
+RULE = Rule(code="VL105", name="abbreviated-flag", severity="warning", since="0.1.0", fix="safe")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    for use in context.resolution.uses:
+        if use.match == "abbrev" and use.resolved_string is not None:
+            full = use.resolved_string
+            yield context.finding(
+                RULE,
+                use.name_span,
+                f"'{use.written}' is an abbreviation of '{full}'",
+                f"write '{full}'; a new flag with the same prefix would make it ambiguous",
+                fix=Fix(f"expand to '{full}'", (Edit(use.name_span, full),), safe=True),
+            )
+        elif use.match == "ambiguous":
+            shown = ", ".join(use.candidates[:4]) + (", ..." if len(use.candidates) > 4 else "")
+            yield context.finding(
+                RULE,
+                use.name_span,
+                f"'{use.written}' is ambiguous in vLLM {context.release}: it could be {shown}",
+                "write the full flag name",
+                severity="error",
+            )

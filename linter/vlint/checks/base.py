@@ -1,0 +1,76 @@
+"""What every rule module shares: its metadata shape and the context it checks."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from vlint.model import Finding, Fix, Severity, Span
+from vlint.normalise import Resolution
+
+FixSafety = Literal["safe", "unsafe", "none"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    since: str
+    fix: FixSafety = "none"
+
+
+class RuleModule(Protocol):
+    """A module under ``vlint.checks``: user docs in ``__doc__``, ``RULE`` and ``check``."""
+
+    __doc__: str | None
+    RULE: Rule
+
+    def check(self, context: Context) -> Iterable[Finding]: ...
+
+
+@dataclass(frozen=True)
+class Context:
+    """One invocation as resolved by one release, and the way to report on it."""
+
+    resolution: Resolution
+
+    @property
+    def release(self) -> str:
+        return str(self.resolution.release)
+
+    @property
+    def path(self) -> str:
+        return self.resolution.invocation.path
+
+    def finding(
+        self,
+        rule: Rule,
+        span: Span,
+        message: str,
+        help: str,
+        *,
+        severity: Severity | None = None,
+        fix: Fix | None = None,
+    ) -> Finding:
+        return Finding(
+            code=rule.code,
+            name=rule.name,
+            severity=severity or rule.severity,
+            message=message,
+            help=help,
+            path=self.path,
+            span=span,
+            vllm_versions=(self.release,),
+            fix=fix,
+        )
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+CheckFunction = Callable[[Context], Iterator[Finding]]

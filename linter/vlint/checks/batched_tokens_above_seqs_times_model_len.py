@@ -1,0 +1,46 @@
+"""What it does
+    Reports ``max_num_batched_tokens`` above ``max_num_seqs * max_model_len``.
+
+Why is this bad?
+    No iteration can ever schedule more tokens than all sequences at full length together, so
+    the surplus budget is never used.  It usually means one of the three values is not what
+    was meant (a ``K`` where ``k`` was meant, a missing zero).  vLLM starts and logs a warning.
+
+Example
+    ``--max-num-seqs 2 --max-model-len 1024 --max-num-batched-tokens 8192``
+
+Use instead
+    ``--max-num-seqs 2 --max-model-len 1024 --max-num-batched-tokens 2048``
+
+Fix safety
+    No automatic fix.
+
+vLLM releases
+    The releases listed for VL304 in ``vlint_rules/curated/bounds.yaml``, verified against real
+    vLLM.  Fires only on written or certain values.
+
+References
+    https://docs.vllm.ai/en/latest/configuration/optimization/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.bounds import violations
+from vlint.checks.base import Context, Rule
+from vlint.model import Finding
+
+RULE = Rule(code="VL304", name="batched-tokens-above-seqs-times-model-len", severity="warning",
+            since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    for found in violations(context.resolution, RULE.code):
+        yield context.finding(
+            RULE,
+            found.span,
+            f"max_num_batched_tokens ({found.left}) is above max_num_seqs * max_model_len "
+            f"({found.right}); the surplus is never scheduled",
+            "check the three values; one of them is probably not what was meant",
+        )

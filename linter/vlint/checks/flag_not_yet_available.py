@@ -1,0 +1,49 @@
+"""What it does
+    Reports a flag that exists in a newer vLLM release than the one targeted.
+
+Why is this bad?
+    Commands copied from the "latest" documentation into an older image fail with
+    ``unrecognized arguments``: the installed release does not have the flag yet.
+
+Example
+    ``--max-num-active-seqs 16`` on a release that predates it.
+
+Use instead
+    Upgrade to the release named in the message, or remove the flag and re-check the limit it
+    was meant to enforce (``--max-num-seqs`` is not a drop-in replacement).
+
+Fix safety
+    No automatic fix.
+
+vLLM releases
+    Computed from the generated catalog: the first known release whose parser has the flag.
+
+References
+    https://docs.vllm.ai/en/latest/cli/serve/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.checks.support import lifetime, release_version, unknown_uses
+from vlint.model import Finding
+
+RULE = Rule(code="VL102", name="flag-not-yet-available", severity="error", since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    for use in unknown_uses(context):
+        known = lifetime(context, use)
+        if known is None:
+            continue
+        string, life = known
+        if life.first <= release_version(context):
+            continue
+        yield context.finding(
+            RULE,
+            use.name_span,
+            f"'{string}' is not available in vLLM {context.release}; it was added in {life.first}",
+            f"upgrade to vLLM {life.first} or later, or remove '{string}'",
+        )

@@ -1,0 +1,61 @@
+"""Lookups several rules share: an option string's history across releases, suffix forms."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, Mapping
+
+from packaging.version import Version
+
+from vlint.catalog import Lifetime, option_lifetimes
+from vlint.checks.base import Context
+from vlint.normalise import OptionUse, ValueUse
+from vlint.values import parse_value
+
+SUFFIXED_NUMBER = re.compile(r"^(?P<number>-?\d+(?:\.\d+)?)(?P<suffix>[kKmMgGtT])$")
+
+
+def unknown_uses(context: Context) -> Iterator[OptionUse]:
+    """Options the release does not know at all (ambiguous prefixes are not unknown)."""
+    for use in context.resolution.uses:
+        if use.match == "unknown" and not _expanded(use.written):
+            yield use
+
+
+def _expanded(text: str) -> bool:
+    """An option name built from a variable or template cannot be judged."""
+    return any(mark in text for mark in ("$", "`", "{{"))
+
+
+def canonical(written: str) -> str:
+    return written.replace("_", "-") if written.startswith("--") else written
+
+
+def lifetime(context: Context, use: OptionUse) -> tuple[str, Lifetime] | None:
+    """The option string as known in some release, and the releases that had it."""
+    lifetimes = option_lifetimes(context.resolution.invocation.entry)
+    for string in (use.written, canonical(use.written)):
+        if string in lifetimes:
+            return string, lifetimes[string]
+    return None
+
+
+def release_version(context: Context) -> Version:
+    return context.resolution.release.version
+
+
+def accepts_suffixes(typespec: Mapping[str, Any] | None) -> bool:
+    return typespec is not None and parse_value(typespec, "1K").ok
+
+
+def typed_values(context: Context) -> Iterator[tuple[OptionUse, ValueUse, Mapping[str, Any] | None]]:
+    """Every literal value given to a known option, with the option's type."""
+    release = context.resolution.release
+    for use in context.resolution.uses:
+        if use.option is None:
+            continue
+        typespec = release.type_of(use.option)
+        for value in use.values:
+            if value.literal and value.parsed is not None:
+                yield use, value, typespec

@@ -1,0 +1,53 @@
+"""What it does
+    Reports an option that no known vLLM release accepts.
+
+Why is this bad?
+    vLLM's parser stops with ``unrecognized arguments`` and the server never starts.  Typos in
+    long flag names are common, and so is a flag from another tool's documentation.
+
+Example
+    ``vllm serve my-model --max-num-seq-total 8``
+
+Use instead
+    ``vllm serve my-model --max-num-seqs 8``
+
+Fix safety
+    No automatic fix: the intended flag cannot be known.  The help line suggests the closest
+    option string of the targeted release.
+
+vLLM releases
+    All.  The option strings come from each release's own parser (generated catalog).
+
+References
+    https://docs.vllm.ai/en/latest/cli/serve/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule, did_you_mean
+from vlint.checks.support import canonical, lifetime, unknown_uses
+from vlint.model import Finding
+
+RULE = Rule(code="VL101", name="unknown-flag", severity="error", since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    parser = context.resolution.parser
+    assert parser is not None
+    for use in unknown_uses(context):
+        if lifetime(context, use) is not None:
+            continue
+        suggestion = did_you_mean(canonical(use.written), parser.long_strings)
+        help_text = (
+            f"did you mean '{suggestion}'?"
+            if suggestion
+            else f"run 'vllm serve --help' for vLLM {context.release} to list its flags"
+        )
+        yield context.finding(
+            RULE,
+            use.name_span,
+            f"unknown flag '{use.written}' in vLLM {context.release}",
+            help_text,
+        )

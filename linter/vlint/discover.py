@@ -1,0 +1,96 @@
+"""Find the files to lint and decide each one's kind, cheaply.
+
+Kinds come from the file name (``identify``), then the shebang, then content sniffing for
+YAML; a byte-level prefilter drops every file that cannot launch vLLM before any parsing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ALWAYS_EXCLUDED = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", ".tox", ".nox", "site-packages"}
+)
+_COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$|\.compose\.ya?ml$")
+_COMPOSE_CONTENT = re.compile(rb"^services:[ \t]*(#.*)?\r?$", re.MULTILINE)
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash"})
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str
+    kind: str
+    text: str
+
+
+def prefilter(data: bytes) -> bool:
+    """Whether the bytes could launch vLLM at all (every launch names ``vllm`` somewhere)."""
+    return b"vllm" in data
+
+
+def kind_of(path: str, data: bytes) -> str | None:
+    from identify.identify import tags_from_filename
+
+    name = os.path.basename(path)
+    tags = tags_from_filename(name)
+    if "python" in tags:
+        return "python"
+    if "shell" in tags or "bash" in tags or "zsh" in tags:
+        return "shell"
+    if "yaml" in tags:
+        if _COMPOSE_NAME.search(name) or _COMPOSE_CONTENT.search(data):
+            return "compose"
+        return None
+    if data.startswith(b"#!"):
+        interpreter = data[2 : data.find(b"\n") if b"\n" in data else None].split()
+        words = [os.path.basename(w.decode("utf-8", "replace")) for w in interpreter]
+        if words and words[0] == "env" and len(words) > 1:
+            words = words[1:]
+        if words and words[0] in _SHELLS:
+            return "shell"
+        if words and words[0].startswith("python"):
+            return "python"
+    return None
+
+
+def walk(paths: Sequence[str]) -> Iterator[str]:
+    """Every regular file under ``paths``, sorted, skipping VCS and environment folders."""
+    for given in paths:
+        root = Path(given)
+        if root.is_file():
+            yield given
+            continue
+        ignored = _gitignore(root)
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(
+                d for d in dirs
+                if d not in ALWAYS_EXCLUDED and not _ignored(ignored, root, Path(folder, d), True)
+            )
+            for name in sorted(files):
+                path = Path(folder, name)
+                if not _ignored(ignored, root, path, False):
+                    yield str(path)
+
+
+def _gitignore(root: Path) -> object | None:
+    ignore_file = root / ".gitignore"
+    if not ignore_file.is_file():
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(ignore_file.read_text("utf-8", "replace").splitlines())
+
+
+def _ignored(spec: object | None, root: Path, path: Path, is_dir: bool) -> bool:
+    if spec is None:
+        return False
+    import pathspec
+
+    assert isinstance(spec, pathspec.PathSpec)
+    relative = path.relative_to(root).as_posix() + ("/" if is_dir else "")
+    return spec.match_file(relative)

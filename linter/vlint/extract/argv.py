@@ -1,0 +1,224 @@
+"""Decide whether an argv launches vLLM, and cut it into the program and the server's arguments.
+
+Every extractor that ends with a list of words (shell commands, compose and Kubernetes lists,
+Python argv lists) hands them here, so a launcher is recognised the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from vlint.model import Entry, Invocation, Pos, Span, Token
+
+API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
+CLI_MODULE = "vllm.entrypoints.cli.main"
+
+# Commands that run the rest of the line as another command.  The value says how many option
+# words to skip after them: options are dropped while they start with "-".
+_PREFIX_COMMANDS = frozenset({"exec", "nohup", "time", "setsid", "command", "nice", "stdbuf"})
+_OPTIONS_WITH_VALUE = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
+    "env": frozenset({"-u", "-C", "-S"}),
+    "nice": frozenset({"-n"}),
+    "taskset": frozenset(),
+}
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+_PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W", "-c"})
+_SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
+_RELEASE_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:[-+].*)?$")
+
+
+def basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def is_server_image(image: str) -> bool:
+    """Whether an image reference names a vLLM OpenAI server image (``vllm/vllm-openai:...``)."""
+    name = image.split("@", 1)[0]
+    repository = name.rsplit(":", 1)[0] if ":" in name.rsplit("/", 1)[-1] else name
+    return bool(_SERVER_IMAGE.search(repository + ":"))
+
+
+def release_from_image(image: str) -> str | None:
+    """The vLLM release an image tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``), if any."""
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
+    if ":" not in last:
+        return None
+    match = _RELEASE_TAG.match(last.rsplit(":", 1)[1])
+    return match.group(1) if match else None
+
+
+def _skip_prefix_commands(words: Sequence[Token], env: dict[str, Token]) -> int:
+    index = 0
+    while index < len(words):
+        name = basename(words[index].text)
+        if name in _PREFIX_COMMANDS or name in _OPTIONS_WITH_VALUE:
+            valued = _OPTIONS_WITH_VALUE.get(name, frozenset())
+            index += 1
+            while index < len(words):
+                text = words[index].text
+                if name == "env" and "=" in text and not text.startswith("-"):
+                    key, _, _ = text.partition("=")
+                    env[key] = _value_after_equals(words[index])
+                elif text in valued:
+                    index += 1
+                elif not text.startswith("-") or text == "--":
+                    if name == "taskset" and text[:1].isdigit():
+                        index += 1
+                        continue
+                    break
+                index += 1
+            continue
+        return index
+    return index
+
+
+def _value_after_equals(token: Token) -> Token:
+    cut = token.text.index("=") + 1
+    return Token(token.text[cut:], token.positions[cut:], token.literal)
+
+
+def _python_module(words: Sequence[Token], start: int) -> tuple[str, int] | None:
+    """For ``python [flags] -m module ...``, the module and the index of the next word."""
+    index = start
+    while index < len(words):
+        text = words[index].text
+        if text == "-m" and index + 1 < len(words):
+            return words[index + 1].text, index + 2
+        if text.startswith("-m") and len(text) > 2:
+            return text[2:], index + 1
+        if text in _PYTHON_FLAGS_WITH_VALUE:
+            index += 2
+        elif text.startswith("-"):
+            index += 1
+        else:
+            return None
+    return None
+
+
+def _nested_shell(words: Sequence[Token], start: int) -> Token | None:
+    """The script of ``sh -c SCRIPT`` (flags may be combined, as in ``bash -lc``)."""
+    index = start
+    while index < len(words):
+        text = words[index].text
+        if text.startswith("-") and not text.startswith("--") and "c" in text[1:]:
+            return words[index + 1] if index + 1 < len(words) else None
+        if not text.startswith("-"):
+            return None
+        index += 1
+    return None
+
+
+def _span_of(words: Sequence[Token]) -> Span:
+    return Span(words[0].span.start, words[-1].span.end)
+
+
+def recognise_all(
+    words: Sequence[Token],
+    *,
+    path: str,
+    kind: str,
+    env: Mapping[str, Token] | None = None,
+    image: str | None = None,
+) -> list[Invocation]:
+    """Every vLLM launch in ``words``: the command itself, or the script of ``sh -c``."""
+    merged_env = dict(env or {})
+    target = release_from_image(image) if image else None
+    if not words:
+        return []
+    start = _skip_prefix_commands(words, merged_env)
+    if start >= len(words):
+        return []
+    program = basename(words[start].text)
+
+    def build(entry: Entry, args_from: int, anchor_to: int) -> Invocation:
+        return Invocation(
+            path=path,
+            kind=kind,
+            style="cli",
+            anchor=_span_of(words[start:anchor_to]),
+            entry=entry,
+            args=tuple(words[args_from:]),
+            env=merged_env,
+            image=image,
+            target=target,
+        )
+
+    if program == "vllm" and start + 1 < len(words) and words[start + 1].text == "serve":
+        return [build("serve", start + 2, start + 2)]
+    if _PYTHON.match(program):
+        found = _python_module(words, start + 1)
+        if found is not None:
+            module, after = found
+            if module == API_SERVER_MODULE:
+                return [build("api_server", after, after)]
+            if module == CLI_MODULE and after < len(words) and words[after].text == "serve":
+                return [build("serve", after + 1, after + 1)]
+        return []
+    if program in _SHELLS:
+        script = _nested_shell(words, start + 1)
+        if script is None:
+            return []
+        from vlint.extract import shell
+
+        positions = script.positions
+        last = len(positions) - 1
+
+        def locate(offset: int) -> Pos:
+            return positions[min(offset, last)]
+
+        found_inside = shell.extract(path, script.text, locate)
+        return [
+            _with_context(invocation, kind=kind, env=merged_env, image=image, target=target)
+            for invocation in found_inside
+        ]
+    if image is not None and is_server_image(image):
+        # The image's own entrypoint runs the server; these words are its arguments.
+        return [
+            Invocation(
+                path=path,
+                kind=kind,
+                style="cli",
+                anchor=_span_of(words),
+                entry="serve",
+                args=tuple(words),
+                env=merged_env,
+                image=image,
+                target=target,
+            )
+        ]
+    return []
+
+
+def _with_context(
+    invocation: Invocation,
+    *,
+    kind: str,
+    env: Mapping[str, Token],
+    image: str | None,
+    target: str | None,
+) -> Invocation:
+    from dataclasses import replace
+
+    return replace(
+        invocation,
+        kind=kind,
+        env={**env, **invocation.env},
+        image=image,
+        target=invocation.target or target,
+    )
+
+
+def recognise(
+    words: Sequence[Token],
+    *,
+    path: str,
+    kind: str,
+    env: Mapping[str, Token] | None = None,
+    image: str | None = None,
+) -> Invocation | None:
+    """The first vLLM launch in ``words``, if any (see :func:`recognise_all`)."""
+    found = recognise_all(words, path=path, kind=kind, env=env, image=image)
+    return found[0] if found else None

@@ -1,0 +1,192 @@
+"""The pipeline: discover, extract, normalise, check, filter.  Pure: no printing, no exits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from packaging.version import Version
+
+from vlint import catalog
+from vlint.model import SEVERITY_RANK, Finding, Invocation, Severity
+
+
+@dataclass(frozen=True)
+class Settings:
+    target: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    stdin_text: str | None = None
+    stdin_filename: str | None = None
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    targets: set[Version] = field(default_factory=set)
+    files: int = 0
+    invocations: int = 0
+    sources: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def failed(self, threshold: Severity = "warning") -> bool:
+        return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[threshold] for f in self.findings)
+
+
+def lint(paths: Sequence[str], settings: Settings) -> Report:
+    """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``)."""
+    from vlint.discover import kind_of, prefilter, walk
+
+    user_target = catalog.resolve_target(settings.target) if settings.target else None
+    report = Report()
+    for path in _expand(paths, walk):
+        if path == "-":
+            name = settings.stdin_filename or "-"
+            data = (settings.stdin_text or "").encode("utf-8")
+        else:
+            name = path
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                report.notes.append(f"{path}: skipped ({error.strerror or error})")
+                continue
+        report.files += 1
+        if not prefilter(data):
+            continue
+        kind = kind_of(name, data)
+        if kind is None:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            report.notes.append(f"{name}: skipped (not UTF-8)")
+            continue
+        found = lint_text(name, kind, text, user_target, report)
+        if found:
+            report.sources[name] = text
+            report.findings.extend(found)
+    report.findings = _select(report.findings, settings)
+    report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
+    if user_target is None and not report.targets:
+        report.targets.add(catalog.newest())
+    return report
+
+
+def _expand(paths: Sequence[str], walk: object) -> Iterable[str]:
+    from vlint.discover import walk as walk_paths
+
+    for path in paths:
+        if path == "-":
+            yield path
+        else:
+            yield from walk_paths([path])
+
+
+def lint_text(
+    path: str,
+    kind: str,
+    text: str,
+    user_target: Sequence[Version] | None,
+    report: Report,
+) -> list[Finding]:
+    from vlint.extract import extractor
+
+    findings: list[Finding] = []
+    for invocation in extractor(kind).extract(path, text):
+        report.invocations += 1
+        releases = _releases_for(invocation, user_target, report)
+        report.targets.update(releases)
+        findings.extend(check_invocation(invocation, releases))
+    return _merge(findings)
+
+
+def _releases_for(
+    invocation: Invocation, user_target: Sequence[Version] | None, report: Report
+) -> Sequence[Version]:
+    if user_target is not None:
+        return user_target
+    if invocation.target is not None:
+        pinned = Version(invocation.target)
+        if pinned in catalog.known_releases():
+            return (pinned,)
+        report.notes.append(
+            f"{invocation.path}: image pins vLLM {pinned}, which this catalog does not know "
+            f"({catalog.known_range()}); checked against {catalog.newest()}"
+        )
+    return (catalog.newest(),)
+
+
+def check_invocation(invocation: Invocation, releases: Sequence[Version]) -> list[Finding]:
+    from vlint.checks import all_rules
+    from vlint.checks.base import Context
+    from vlint.normalise import resolve
+
+    findings: list[Finding] = []
+    for version in releases:
+        resolution = resolve(invocation, catalog.load(version))
+        if resolution.parser is None:
+            continue
+        context = Context(resolution)
+        for rule in all_rules():
+            findings.extend(rule.check(context))
+    return findings
+
+
+def _merge(findings: list[Finding]) -> list[Finding]:
+    """One finding per problem, listing every targeted release it applies to.
+
+    Messages name their release (``... in vLLM 0.32.0``); findings that differ only by that
+    release are one problem, and the merged message names the releases together.
+    """
+    from dataclasses import replace
+
+    groups: dict[tuple[object, ...], list[Finding]] = {}
+    for finding in findings:
+        (version,) = finding.vllm_versions
+        marker = f"vLLM {version}"
+        key = (
+            finding.code, finding.span, finding.severity,
+            finding.message.replace(marker, "\0"), finding.help.replace(marker, "\0"),
+        )
+        groups.setdefault(key, []).append(finding)
+    merged: list[Finding] = []
+    for key, group in groups.items():
+        versions = sorted({v for f in group for v in f.vllm_versions}, key=Version)
+        label = "vLLM " + _release_list(versions)
+        message, help_text = str(key[3]), str(key[4])
+        merged.append(
+            replace(
+                group[0],
+                message=message.replace("\0", label),
+                help=help_text.replace("\0", label),
+                vllm_versions=tuple(versions),
+            )
+        )
+    return merged
+
+
+def _release_list(versions: Sequence[str]) -> str:
+    if len(versions) <= 2:
+        return " and ".join(versions)
+    known = [str(v) for v in catalog.known_releases()]
+    first, last = known.index(versions[0]), known.index(versions[-1])
+    if known[first : last + 1] == list(versions):
+        return f"{versions[0]} to {versions[-1]}"
+    return ", ".join(versions)
+
+
+def _matches(code: str, prefixes: Iterable[str]) -> bool:
+    return any(prefix == "ALL" or code.startswith(prefix) for prefix in prefixes)
+
+
+def _select(findings: list[Finding], settings: Settings) -> list[Finding]:
+    return [
+        f
+        for f in findings
+        if (not settings.select or _matches(f.code, settings.select))
+        and not _matches(f.code, settings.ignore)
+    ]

@@ -1,0 +1,318 @@
+"""Resolve an invocation's arguments exactly as one vLLM release's parser would.
+
+For command lines this replays argparse (the Python 3.11 behaviour vLLM's parsers run on): vLLM's
+own rewrites first (underscores in option names), then option matching (exact, ``--x=value``,
+unique prefixes), value consumption by ``nargs``, type conversion and choices.  It never stops at
+the first problem: every argument becomes an :class:`OptionUse` that rules inspect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from vlint.catalog import OptionSpec, ParserSpec, Release
+from vlint.model import Invocation, Keyword, Span, Token
+from vlint.values import ParsedValue, parse_value
+
+Match = Literal["exact", "underscore", "abbrev", "ambiguous", "unknown"]
+NEGATIVE_PREFIXES = ("--no-", "--disable-")
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+@dataclass(frozen=True)
+class ValueUse:
+    """The value an option received: the token, the part of it that is the value, and its parse."""
+
+    token: Token
+    start: int
+    parsed: ParsedValue | None
+
+    @property
+    def text(self) -> str:
+        return self.token.text[self.start :]
+
+    @property
+    def span(self) -> Span:
+        return self.token.sub_span(self.start)
+
+    @property
+    def literal(self) -> bool:
+        return self.token.literal
+
+
+@dataclass(frozen=True)
+class OptionUse:
+    """One option as written on the command line and what the release made of it."""
+
+    token: Token
+    written: str
+    option: OptionSpec | None
+    match: Match
+    candidates: tuple[str, ...] = ()
+    resolved_string: str | None = None
+    explicit: ValueUse | None = None
+    values: tuple[ValueUse, ...] = ()
+    arity_error: str | None = None
+
+    @property
+    def name_span(self) -> Span:
+        return self.token.sub_span(0, len(self.written))
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A resolved setting: its value, and where it came from (None for a release default)."""
+
+    value: Any
+    span: Span | None
+    certain: bool = True
+
+
+@dataclass
+class Resolution:
+    """What one release makes of one invocation."""
+
+    release: Release
+    invocation: Invocation
+    parser: ParserSpec | None
+    uses: list[OptionUse] = field(default_factory=list)
+    keywords: list[tuple[Keyword, Mapping[str, Any] | None]] = field(default_factory=list)
+    settings: dict[str, Setting] = field(default_factory=dict)
+
+    def written(self, dest: str) -> Setting | None:
+        setting = self.settings.get(dest)
+        return setting if setting is not None and setting.span is not None else None
+
+
+def resolve(invocation: Invocation, release: Release) -> Resolution:
+    if invocation.style == "python":
+        return _resolve_keywords(invocation, release)
+    parser = release.parser(invocation.entry) or release.parser("serve")
+    resolution = Resolution(release, invocation, parser)
+    if parser is None:
+        return resolution
+    _parse_argv(resolution, parser, release)
+    _apply_defaults(resolution, parser)
+    return resolution
+
+
+# -- command lines ----------------------------------------------------------------------------
+
+
+def _rewrite_underscores(parser: ParserSpec, text: str) -> str:
+    """vLLM's parsers accept ``--max_num_seqs`` for ``--max-num-seqs`` (the key, not the value)."""
+    if not text.startswith("--") or not parser.feature("underscore_to_dash"):
+        return text
+    key, sep, value = text.partition("=")
+    head, dot, rest = key.partition(".")
+    return head.replace("_", "-") + dot + rest + sep + value
+
+
+def _looks_like_option(parser: ParserSpec, text: str) -> bool:
+    """argparse's test for whether a word is an option ('O') rather than an argument ('A')."""
+    if not text or text[0] != "-" or text == "-":
+        return False
+    if text in parser.by_string:
+        return True
+    if len(text) == 1:
+        return False
+    if "=" in text and text.split("=", 1)[0] in parser.by_string:
+        return True
+    if _NEGATIVE_NUMBER.match(text):
+        return False
+    return " " not in text
+
+
+def _match_option(
+    parser: ParserSpec, text: str
+) -> tuple[Match, OptionSpec | None, str | None, tuple[str, ...]]:
+    """Which option a word names: (match, option, the option string it resolved to, candidates)."""
+    key = text.split("=", 1)[0]
+    option = parser.by_string.get(key)
+    if option is not None:
+        return "exact", option, key, ()
+    if key.startswith("--") and parser.allow_abbrev:
+        found = [s for s in parser.long_strings if s.startswith(key)]
+        if len(found) == 1:
+            return "abbrev", parser.by_string[found[0]], found[0], ()
+        if len(found) > 1:
+            return "ambiguous", None, None, tuple(found)
+    elif not key.startswith("--") and len(key) > 2:
+        # Single-dash options take their value attached: -O3, -tp2 is not valid but -O3 is.
+        short = key[:2]
+        if short in parser.by_string and parser.by_string[short].takes_value:
+            return "exact", parser.by_string[short], short, ()
+    return "unknown", None, None, ()
+
+
+def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) -> None:
+    args = resolution.invocation.args
+    index = 0
+    only_positionals = False
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if only_positionals:
+            continue
+        if token.text == "--":
+            only_positionals = True
+            continue
+        rewritten = _rewrite_underscores(parser, token.text)
+        if not _looks_like_option(parser, rewritten):
+            continue
+        match, option, resolved, candidates = _match_option(parser, rewritten)
+        if match == "exact" and rewritten != token.text:
+            match = "underscore"
+        written_key = token.text.split("=", 1)[0]
+        explicit: ValueUse | None = None
+        if resolved is not None and not rewritten.startswith("--") and len(resolved) == 2 and (
+            len(written_key) > 2
+        ):
+            explicit = ValueUse(token, 2, None)
+            written_key = token.text[:2]
+        elif "=" in token.text:
+            explicit = ValueUse(token, len(written_key) + 1, None)
+        use = OptionUse(token, written_key, option, match, candidates, resolved, explicit)
+        if option is not None:
+            use, index = _consume_values(use, option, parser, release, args, index)
+        resolution.uses.append(use)
+        if option is not None and use.arity_error is None:
+            _store(resolution, use, option)
+
+
+def _consume_values(
+    use: OptionUse,
+    option: OptionSpec,
+    parser: ParserSpec,
+    release: Release,
+    args: Sequence[Token],
+    index: int,
+) -> tuple[OptionUse, int]:
+    nargs = option.nargs
+    typespec = release.type_of(option)
+    label = "/".join(option.strings)
+    if not option.takes_value:
+        if use.explicit is not None:
+            error = f"argument {label}: ignored explicit argument {use.explicit.text!r}"
+            return _replace(use, arity_error=error), index
+        return use, index
+    raw: list[ValueUse] = []
+    if use.explicit is not None:
+        raw.append(use.explicit)
+    else:
+        limit = 1 if nargs in (None, "?") else (nargs if isinstance(nargs, int) else len(args))
+        while index < len(args) and len(raw) < limit:
+            candidate = args[index]
+            if candidate.literal and _looks_like_option(parser, candidate.text):
+                break
+            if candidate.text == "--":
+                break
+            raw.append(ValueUse(candidate, 0, None))
+            index += 1
+    if not raw and nargs in (None, "+") or (isinstance(nargs, int) and len(raw) < nargs):
+        expected = "expected one argument" if nargs is None else "expected at least one argument"
+        return _replace(use, arity_error=f"argument {label}: {expected}"), index
+    parsed = tuple(_parse(value, typespec) for value in raw)
+    return _replace(use, values=parsed), index
+
+
+def _parse(value: ValueUse, typespec: Mapping[str, Any] | None) -> ValueUse:
+    if not value.literal:
+        return value
+    spec: Mapping[str, Any] = typespec or {"kind": "str"}
+    return ValueUse(value.token, value.start, parse_value(spec, value.text))
+
+
+def _replace(use: OptionUse, **changes: Any) -> OptionUse:
+    from dataclasses import replace
+
+    return replace(use, **changes)
+
+
+def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
+    span = use.token.span
+    if not option.takes_value:
+        value: Any
+        if option.action == "store_true":
+            value = True
+        elif option.action == "store_false":
+            value = False
+        elif option.action == "count":
+            previous = resolution.settings.get(option.dest)
+            value = (previous.value if previous and isinstance(previous.value, int) else 0) + 1
+        elif option.action == "store_const":
+            value = option.const
+        else:
+            value = flag_value(option.action, use.resolved_string or "")
+        resolution.settings[option.dest] = Setting(value, span)
+        return
+    if not use.values:
+        if option.nargs == "?":
+            resolution.settings[option.dest] = Setting(option.const, span)
+        return
+    span = use.values[0].span
+    certain = all(v.literal and v.parsed is not None and v.parsed.ok for v in use.values)
+    values = [v.parsed.value if v.parsed is not None else v.text for v in use.values]
+    if option.choices is not None and certain and any(v not in option.choices for v in values):
+        certain = False
+    value = values[0] if option.nargs in (None, "?") else values
+    if option.action == "append":
+        previous = resolution.settings.get(option.dest)
+        before = previous.value if previous and isinstance(previous.value, list) else []
+        value = [*before, value]
+    resolution.settings[option.dest] = Setting(value, span, certain)
+
+
+def flag_value(action: str, string: str) -> bool | None:
+    """The value a value-less boolean option string stores, or None for non-boolean actions."""
+    if action == "store_true":
+        return True
+    if action == "store_false":
+        return False
+    if action == "boolean_optional":
+        return not string.startswith("--no-")
+    if action in ("store_const", "count", "help", "version"):
+        return None
+    # vLLM's own enable/disable pair actions: --enable-X / --disable-X / --no-enable-X.
+    return not string.startswith(NEGATIVE_PREFIXES)
+
+
+def _apply_defaults(resolution: Resolution, parser: ParserSpec) -> None:
+    for option in parser.options:
+        if option.dest not in resolution.settings and option.default_known:
+            resolution.settings[option.dest] = Setting(option.default, None)
+
+
+# -- Python keyword arguments -----------------------------------------------------------------
+
+
+def _resolve_keywords(invocation: Invocation, release: Release) -> Resolution:
+    parser = release.parser("serve")
+    resolution = Resolution(release, invocation, parser)
+    fields = release.engine_fields(invocation.callee or "LLM")
+    for keyword in invocation.keywords:
+        name = keyword.name.text
+        known = fields.get(name)
+        resolution.keywords.append((keyword, known))
+        if known is not None:
+            resolution.settings[name] = Setting(keyword.value, keyword.value_span, keyword.literal)
+    if parser is not None:
+        for option in parser.options:
+            if option.dest in fields and option.dest not in resolution.settings:
+                engine_field = fields[option.dest]
+                if engine_field.get("default_known"):
+                    resolution.settings[option.dest] = Setting(engine_field.get("default"), None)
+    return resolution
+
+
+def number(setting: Setting | None) -> int | None:
+    """A setting's value as an int when it is certain and numeric, else None."""
+    if setting is None or not setting.certain:
+        return None
+    value = setting.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value

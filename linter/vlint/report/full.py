@@ -1,0 +1,53 @@
+"""Each finding with a code frame under it, in the manner of ruff and rustc."""
+
+from __future__ import annotations
+
+from vlint.lint import Report
+from vlint.model import Finding
+
+
+def _frame(finding: Finding, text: str | None) -> list[str]:
+    if text is None:
+        return []
+    lines = text.splitlines()
+    start, end = finding.span.start, finding.span.end
+    if not 1 <= start.line <= len(lines):
+        return []
+    source = lines[start.line - 1].expandtabs(1)
+    width = len(str(start.line))
+    gutter = " " * width
+    stop = end.column if end.line == start.line else len(source) + 1
+    carets = "^" * max(1, stop - start.column)
+    return [
+        f"{gutter} |",
+        f"{start.line} | {source}",
+        f"{gutter} | {' ' * (start.column - 1)}{carets} {finding.name}",
+        f"{gutter} |",
+    ]
+
+
+def render(report: Report) -> str:
+    out: list[str] = []
+    for finding in report.findings:
+        start = finding.span.start
+        out.append(
+            f"{finding.path}:{start.line}:{start.column}: {finding.code} [{finding.severity}] "
+            f"{finding.message}"
+        )
+        out.extend(_frame(finding, report.sources.get(finding.path)))
+        out.append(f"  = help: {finding.help}")
+        if finding.vllm_versions:
+            out.append(f"  = vLLM: {', '.join(finding.vllm_versions)}")
+        if finding.fix is not None:
+            kind = "safe" if finding.fix.safe else "unsafe"
+            out.append(f"  = fix ({kind}): {finding.fix.description}")
+        out.append("")
+    errors, warnings, infos = (report.count(s) for s in ("error", "warning", "info"))
+    targets = ", ".join(str(v) for v in sorted(report.targets))
+    out.append(
+        f"Found {len(report.findings)} problem(s) ({errors} error(s), {warnings} warning(s), "
+        f"{infos} info) in {report.files} file(s), {report.invocations} vLLM invocation(s); "
+        f"checked against vLLM {targets or 'none'}."
+    )
+    out.extend(f"note: {note}" for note in report.notes)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,483 @@
+"""Describe one vLLM release's CLI as JSON, by building and probing its real parsers.
+
+Runs inside the vLLM venv with the release's sources first on ``PYTHONPATH`` (see
+``rules/generate.py``, which starts it).  Prints one JSON object on stdout.  Never imports vlint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import inspect
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_PROTO = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import realparser  # noqa: E402
+from realparser import RealParser, to_json  # noqa: E402
+
+PROBE_INPUTS = (
+    "8", "-1", "0", "16k", "16K", "16000", "1.5k", "1.5K", "1.5", "2m", "2M", "1g", "1G",
+    "1t", "1T", "16kb", "k", "auto", "None", "none", "true", "false", "x", '{"a": 1}', "",
+)
+
+ACTION_NAMES = {
+    "_StoreAction": "store",
+    "_StoreTrueAction": "store_true",
+    "_StoreFalseAction": "store_false",
+    "_StoreConstAction": "store_const",
+    "_AppendAction": "append",
+    "_AppendConstAction": "append_const",
+    "_CountAction": "count",
+    "_HelpAction": "help",
+    "_VersionAction": "version",
+    "BooleanOptionalAction": "boolean_optional",
+    "_ExtendAction": "extend",
+}
+DEPRECATION = re.compile(r"[^.]*\bdeprecat\w*[^.]*(?:\.|$)", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Type callables
+
+
+def _cells(fn: Any) -> list[Any]:
+    closure = getattr(fn, "__closure__", None) or ()
+    out = []
+    for cell in closure:
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:
+            pass
+    # Default arguments bind things too (e.g. ``def parse(val, cls=SomeConfig)``).
+    out.extend(getattr(fn, "__defaults__", None) or ())
+    return out
+
+
+def _qualname(fn: Any) -> str:
+    if isinstance(fn, functools.partial):
+        return "partial(" + _qualname(fn.func) + ")"
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{getattr(fn, '__module__', '') or ''}.{name}".lstrip(".")
+
+
+def describe_type(fn: Any) -> dict[str, Any]:
+    """Map a type callable to a structural description (kind plus parameters)."""
+    if fn is None:
+        return {"kind": "none"}
+    if isinstance(fn, functools.partial):
+        inner = describe_type(fn.func)
+        inner["partial_args"] = [to_json(a) for a in fn.args]
+        return inner
+    if fn is int:
+        return {"kind": "int"}
+    if fn is float:
+        return {"kind": "float"}
+    if fn is str:
+        return {"kind": "str"}
+    if fn is json.loads:
+        return {"kind": "json"}
+    if isinstance(fn, type) and issubclass(fn, typing.cast(type, __import__("enum").Enum)):
+        return {"kind": "enum", "class": _qualname(fn)}
+    name = getattr(fn, "__name__", "")
+    qual = getattr(fn, "__qualname__", "")
+    cells = _cells(fn)
+    callables = [c for c in cells if callable(c) and not isinstance(c, type) or c in (int, float,
+                                                                                         str)]
+    if name == "_optional_type" and callables:
+        inner = describe_type(callables[0])
+        inner["optional"] = True
+        inner["wrapped"] = True
+        return inner
+    if name == "_parse_type" and callables:
+        inner = describe_type(callables[0])
+        inner["wrapped"] = True
+        return inner
+    if name == "human_readable_int":
+        return {"kind": "human_int"}
+    if name == "human_readable_int_or_auto":
+        return {"kind": "human_int", "accepts": ["-1", "auto"]}
+    if name == "union_dict_and_str":
+        return {"kind": "json_or_str"}
+    if name == "parse_dataclass":
+        classes = [c for c in cells if isinstance(c, type)]
+        return {"kind": "config_json", "config": classes[0].__name__ if classes else None}
+    return {"kind": "opaque", "callable": _qualname(fn) if qual else repr(fn)}
+
+
+def typespec_id(spec: dict[str, Any]) -> str:
+    base = spec["kind"]
+    if spec.get("config"):
+        base += ":" + str(spec["config"])
+    if spec.get("callable"):
+        base += ":" + str(spec["callable"])
+    if spec.get("accepts"):
+        base += "|" + "|".join(spec["accepts"])
+    if spec.get("wrapped") and not spec.get("optional"):
+        base = f"wrapped({base})"
+    if spec.get("optional"):
+        base += "?"
+    return base
+
+
+def run_probes(fn: Callable[[str], Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for text in PROBE_INPUTS:
+        try:
+            out[text] = {"ok": to_json(fn(text))}
+        except Exception as exc:  # ArgumentTypeError, ValueError, TypeError, pydantic errors
+            msg = str(exc).splitlines()[0] if str(exc) else ""
+            out[text] = {"error": msg[:300], "exception": type(exc).__name__}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsers
+
+
+def action_kind(action: argparse.Action) -> str:
+    return ACTION_NAMES.get(type(action).__name__, type(action).__name__)
+
+
+def json_default(value: Any) -> tuple[Any, bool]:
+    if value is None or value is argparse.SUPPRESS:
+        return None, False
+    converted = to_json(value)
+    text = json.dumps(converted, sort_keys=True)
+    if "__repr__" in text:
+        return None, False
+    return converted, True
+
+
+def group_titles(parser: argparse.ArgumentParser) -> dict[int, str]:
+    titles: dict[int, str] = {}
+    for group in parser._action_groups:
+        for action in group._group_actions:
+            titles.setdefault(id(action), group.title or "")
+    return titles
+
+
+def deprecation_of(parser: argparse.ArgumentParser, action: argparse.Action,
+                   real: RealParser) -> dict[str, Any] | None:
+    marked = action in getattr(parser, "_deprecated", ()) or bool(
+        getattr(action, "deprecated", False)
+    )
+    help_text = action.help if isinstance(action.help, str) else ""
+    in_help = [m.group(0).strip() for m in DEPRECATION.finditer(help_text)]
+    by_class = "deprecat" in type(action).__name__.lower()
+    if not (marked or in_help or by_class):
+        return None
+    message = " ".join(in_help)
+    warned = warn_for(real, action)
+    if warned:
+        message = message or warned
+    return {"message": re.sub(r"\s+", " ", message)[:400] or "deprecated",
+            "marked": marked or by_class, "warning": warned}
+
+
+def sample_argv(action: argparse.Action) -> list[str]:
+    flag = action.option_strings[0]
+    if action.nargs == 0:
+        return [flag]
+    if action.choices:
+        value = next((c for c in action.choices if c is not None), "x")
+        return [flag, str(value)]
+    kind = describe_type(action.type)["kind"]
+    return [flag, {"int": "1", "float": "1.0", "human_int": "1", "json": "{}",
+                   "config_json": "{}", "json_or_str": "x"}.get(kind, "x")]
+
+
+def warn_for(real: RealParser, action: argparse.Action) -> str | None:
+    argv = ["m", *sample_argv(action)] if real.prefix else sample_argv(action)
+    result = real.parse(argv)
+    hits = [w for w in result.get("warnings", []) if "deprecat" in w.lower()]
+    return hits[0][:400] if hits else None
+
+
+def describe_parser(real: RealParser, types: dict[str, Any]) -> dict[str, Any]:
+    leaf = real.leaf
+    titles = group_titles(leaf)
+    positionals, options = [], []
+    for action in leaf._actions:
+        spec = describe_type(action.type)
+        type_id = None
+        if spec["kind"] != "none":
+            type_id = typespec_id(spec)
+            if spec["kind"] == "opaque":
+                type_id += "@" + action.dest
+            if type_id not in types:
+                types[type_id] = {**spec, "probes": run_probes(action.type)}
+        if not action.option_strings:
+            positionals.append({"dest": action.dest, "nargs": to_json(action.nargs),
+                                "metavar": to_json(action.metavar), "type": type_id})
+            continue
+        default, known = json_default(action.default)
+        options.append({
+            "strings": list(action.option_strings),
+            "dest": action.dest,
+            "action": action_kind(action),
+            "nargs": to_json(action.nargs),
+            "const": to_json(action.const),
+            "type": type_id,
+            "choices": [to_json(c) for c in action.choices] if action.choices else None,
+            "default": default,
+            "default_known": known,
+            "required": bool(action.required),
+            "deprecated": deprecation_of(leaf, action, real),
+            "group": titles.get(id(action), ""),
+        })
+    options.sort(key=lambda o: o["strings"][0])
+    return {
+        "positionals": positionals,
+        "options": options,
+        "features": features(real, options),
+        "parser": {
+            "class": type(leaf).__name__,
+            "allow_abbrev": leaf.allow_abbrev,
+            "top_allow_abbrev": real.top.allow_abbrev,
+            "prefix_chars": leaf.prefix_chars,
+            "prog": leaf.prog,
+            "entry": real.cli_target,
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Features, detected by probing the real parser
+
+
+def _find(options: list[dict[str, Any]], **want: Any) -> dict[str, Any] | None:
+    return next((o for o in options if all(o.get(k) == v for k, v in want.items())), None)
+
+
+def _has(options: list[dict[str, Any]], flag: str) -> bool:
+    return any(flag in o["strings"] for o in options)
+
+
+def features(real: RealParser, options: list[dict[str, Any]]) -> dict[str, Any]:
+    lead = ["m"] if real.prefix else ["--model", "m"]
+
+    def probe(argv: list[str], dest: str | None = None) -> dict[str, Any]:
+        full = [*lead, *argv]
+        got = real.parse(full)
+        out: dict[str, Any] = {"argv": full, "ok": got["ok"]}
+        if got["ok"]:
+            if dest is not None:
+                out["value"] = got["namespace"].get(dest)
+            if got["warnings"]:
+                out["warnings"] = got["warnings"]
+        else:
+            out["error"] = got["error"]
+        return out
+
+    found: dict[str, Any] = {}
+
+    def check(name: str, argv: list[str], dest: str | None, expect: Any = None) -> None:
+        result = probe(argv, dest)
+        ok = result["ok"] and (expect is None or result.get("value") == expect)
+        found[name] = {"supported": bool(ok), **result}
+
+    check("plain", ["--max-num-seqs", "8"], "max_num_seqs", 8)
+    check("equals_value", ["--max-num-seqs=8"], "max_num_seqs", 8)
+    check("underscore_to_dash", ["--max_num_seqs", "8"], "max_num_seqs", 8)
+    check("underscore_to_dash_equals", ["--max_num_seqs=8"], "max_num_seqs", 8)
+    check("allow_abbrev", ["--max-num-seq", "8"], "max_num_seqs", 8)
+    check("duplicate_last_wins", ["--max-num-seqs", "8", "--max-num-seqs", "9"],
+          "max_num_seqs", 9)
+    found["duplicate_warning"] = {
+        "supported": bool(found["duplicate_last_wins"].get("warnings")),
+        "warnings": found["duplicate_last_wins"].get("warnings", []),
+    }
+    cp = "--enable-chunked-prefill"
+    check("equals_on_boolean_optional", [f"{cp}=false"], "enable_chunked_prefill")
+    check("boolean_optional_no", ["--no-enable-chunked-prefill"], "enable_chunked_prefill", False)
+    check("enable_disable_pairs", ["--disable-chunked-prefill"], "enable_chunked_prefill")
+    store_true = _find(options, action="store_true")
+    if store_true:
+        flag = store_true["strings"][-1]
+        check("equals_on_store_true", [f"{flag}=false"], store_true["dest"])
+        found["equals_on_store_true"]["flag"] = flag
+    check("dotted_json", ["--compilation-config.mode", "3"], "compilation_config")
+    found["dotted_json"]["supported"] = found["dotted_json"]["ok"] and _mode(
+        found["dotted_json"].get("value")) == 3
+    check("dotted_json_underscore_key", ["--compilation_config.mode", "3"], "compilation_config")
+    found["dotted_json_underscore_key"]["supported"] = found["dotted_json_underscore_key"][
+        "ok"] and _mode(found["dotted_json_underscore_key"].get("value")) == 3
+    check("json_value", ["--compilation-config", '{"mode": 3}'], "compilation_config")
+    found["json_value"]["supported"] = found["json_value"]["ok"] and _mode(
+        found["json_value"].get("value")) == 3
+    olevel = next((o for o in options if "-O" in o["strings"] or
+                   o["dest"] in ("optimization_level",)), None)
+    odest = olevel["dest"] if olevel else "compilation_config"
+    check("dash_O", ["-O3"], odest)
+    check("dash_O_space", ["-O", "3"], odest)
+    check("dash_O_equals", ["-O=3"], odest)
+    check("model_option", ["--max-num-seqs", "8"], None)
+    if real.prefix:
+        found["model_option"] = {"supported": True, **probe_raw(real, ["--model", "m"])}
+        found["served_model_name_without_model"] = probe_raw(
+            real, ["--served-model-name", "x"])
+    found["human_readable_int"] = probe(["--max-num-batched-tokens", "16k"],
+                                        "max_num_batched_tokens")
+    found["config_file"] = config_file_feature(real, options, lead)
+    for name in ("--max-num-active-seqs", "--max-num-queued-reqs", "--max-num-scheduled-tokens",
+                 "--enable-chunked-prefill", "--disable-chunked-prefill",
+                 "--no-enable-chunked-prefill", "--max-num-batched-tokens"):
+        found.setdefault("flags_present", {})[name] = _has(options, name)
+    return found
+
+
+def _mode(value: Any) -> Any:
+    return value.get("mode") if isinstance(value, dict) else None
+
+
+def probe_raw(real: RealParser, argv: list[str]) -> dict[str, Any]:
+    got = real.parse(argv)
+    out: dict[str, Any] = {"argv": argv, "ok": got["ok"]}
+    if got["ok"]:
+        out["value"] = got["namespace"].get("model_tag", got["namespace"].get("model"))
+        out["warnings"] = got["warnings"]
+    else:
+        out["error"] = got["error"]
+    return out
+
+
+CONFIG_YAML = """\
+max-num-seqs: 8
+max_num_batched_tokens: 16k
+enable-chunked-prefill: false
+enforce-eager: true
+compilation-config:
+  mode: 3
+"""
+CONFIG_KEYS = ("max_num_seqs", "max_num_batched_tokens", "enable_chunked_prefill",
+               "enforce_eager", "compilation_config")
+
+
+def config_file_feature(real: RealParser, options: list[dict[str, Any]],
+                        lead: list[str]) -> dict[str, Any]:
+    if not _has(options, "--config"):
+        return {"supported": False}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "c.yaml")
+        Path(path).write_text(CONFIG_YAML)
+        results = {}
+        for label, argv in (("separate", [*lead, "--config", path]),
+                            ("equals", [*lead, f"--config={path}"])):
+            got = real.parse(argv)
+            if got["ok"]:
+                ns = got["namespace"]
+                value = {k: ns.get(k) for k in CONFIG_KEYS}
+                value["compilation_config"] = {"mode": _mode(value["compilation_config"])}
+                results[label] = {"ok": True, "values": value}
+            else:
+                results[label] = {"ok": False, "error": got["error"].replace(tmp, "<tmp>")}
+    return {"supported": True, "yaml": CONFIG_YAML, **results}
+
+
+# ---------------------------------------------------------------------------------------------
+# Engine args, LLM, env vars
+
+
+def describe_dataclass(cls: type) -> list[dict[str, Any]]:
+    out = []
+    for field in dataclasses.fields(cls):
+        if field.default is not dataclasses.MISSING:
+            default, known = json_default(field.default)
+        elif field.default_factory is not dataclasses.MISSING:
+            try:
+                default, known = json_default(field.default_factory())
+            except Exception:
+                default, known = None, False
+        else:
+            default, known = None, False
+        annotation = field.type if isinstance(field.type, str) else _annotation(field.type)
+        out.append({"name": field.name, "default": default, "default_known": known,
+                    "annotation": re.sub(r"\s+", " ", annotation)})
+    return sorted(out, key=lambda f: f["name"])
+
+
+def _annotation(tp: Any) -> str:
+    text = getattr(tp, "__name__", None) if isinstance(tp, type) else None
+    return text or repr(tp).replace("typing.", "")
+
+
+def engine_args() -> dict[str, Any]:
+    from vllm.engine import arg_utils  # type: ignore[import-not-found]
+
+    out = {}
+    for name in ("EngineArgs", "AsyncEngineArgs"):
+        cls = getattr(arg_utils, name, None)
+        if cls is not None:
+            out[name] = describe_dataclass(cls)
+    return out
+
+
+def llm_params() -> dict[str, Any]:
+    from vllm.entrypoints.llm import LLM  # type: ignore[import-not-found]
+
+    sig = inspect.signature(LLM.__init__)
+    params = [p for p in sig.parameters.values() if p.name != "self"]
+    var_kw = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    forwarded = False
+    if var_kw:
+        source = inspect.getsource(LLM.__init__)
+        forwarded = bool(re.search(r"EngineArgs\((?s:.*?)\*\*" + var_kw, source))
+    return {
+        "params": sorted(p.name for p in params if p.kind not in (p.VAR_KEYWORD,
+                                                                  p.VAR_POSITIONAL)),
+        "var_keyword": forwarded,
+    }
+
+
+def env_vars() -> list[str]:
+    import vllm.envs as envs  # type: ignore[import-not-found]
+
+    table = getattr(envs, "environment_variables", {})
+    return sorted(table)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    import vllm  # noqa: F401
+
+    types: dict[str, Any] = {}
+    serve = describe_parser(realparser.build("serve"), types)
+    try:
+        api = realparser.build("api_server")
+    except Exception as exc:
+        print(f"introspect: no api_server parser: {type(exc).__name__}: {exc}", file=sys.stderr)
+        api_server = None
+    else:
+        api_server = describe_parser(api, types)
+    result = {
+        "serve": serve,
+        "api_server": api_server,
+        "engine_args": engine_args(),
+        "llm_params": llm_params(),
+        "env_vars": env_vars(),
+        "types": dict(sorted(types.items())),
+        "runtime": {"python": platform.python_version()},
+    }
+    _PROTO.write(json.dumps(result, sort_keys=True, default=repr) + "\n")
+    _PROTO.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
