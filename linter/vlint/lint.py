@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from vlint import catalog
-from vlint.model import SEVERITY_RANK, Finding, Invocation, Severity
+from vlint.model import SEVERITY_RANK, Finding, Invocation, Severity, Span
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def _merge(findings: list[Finding]) -> list[Finding]:
     """
     from dataclasses import replace
 
-    groups: dict[tuple[object, ...], list[Finding]] = {}
+    groups: dict[tuple[str, Span, str, str, str], list[Finding]] = {}
     for finding in findings:
         (version,) = finding.vllm_versions
         marker = f"vLLM {version}"
@@ -154,10 +154,9 @@ def _merge(findings: list[Finding]) -> list[Finding]:
         )
         groups.setdefault(key, []).append(finding)
     merged: list[Finding] = []
-    for key, group in groups.items():
+    for (_, _, _, message, help_text), group in groups.items():
         versions = sorted({v for f in group for v in f.vllm_versions}, key=Version)
         label = "vLLM " + _release_list(versions)
-        message, help_text = str(key[3]), str(key[4])
         merged.append(
             replace(
                 group[0],

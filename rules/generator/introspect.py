@@ -47,7 +47,10 @@ ACTION_NAMES = {
     "BooleanOptionalAction": "boolean_optional",
     "_ExtendAction": "extend",
 }
-DEPRECATION = re.compile(r"[^.]*\bdeprecat\w*[^.]*(?:\.|$)", re.IGNORECASE)
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Defaults larger than this (whole config objects) are left out; the type says how to parse.
+MAX_DEFAULT_CHARS = 200
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,11 +136,16 @@ def typespec_id(spec: dict[str, Any]) -> str:
     return base
 
 
-def run_probes(fn: Callable[[str], Any]) -> dict[str, Any]:
+def run_probes(fn: Callable[[str], Any], spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for text in PROBE_INPUTS:
         try:
-            out[text] = {"ok": to_json(fn(text))}
+            value = fn(text)
+            if spec["kind"] == "config_json" and value is not None:
+                # A whole validated config object: only success is comparable.
+                out[text] = {"ok": {"__config__": type(value).__name__}}
+            else:
+                out[text] = {"ok": to_json(value)}
         except Exception as exc:  # ArgumentTypeError, ValueError, TypeError, pydantic errors
             msg = str(exc).splitlines()[0] if str(exc) else ""
             out[text] = {"error": msg[:300], "exception": type(exc).__name__}
@@ -157,7 +165,7 @@ def json_default(value: Any) -> tuple[Any, bool]:
         return None, False
     converted = to_json(value)
     text = json.dumps(converted, sort_keys=True)
-    if "__repr__" in text:
+    if "__repr__" in text or len(text) > MAX_DEFAULT_CHARS:
         return None, False
     return converted, True
 
@@ -176,7 +184,7 @@ def deprecation_of(parser: argparse.ArgumentParser, action: argparse.Action,
         getattr(action, "deprecated", False)
     )
     help_text = action.help if isinstance(action.help, str) else ""
-    in_help = [m.group(0).strip() for m in DEPRECATION.finditer(help_text)]
+    in_help = [s for s in SENTENCE_END.split(help_text) if "deprecat" in s.lower()]
     by_class = "deprecat" in type(action).__name__.lower()
     if not (marked or in_help or by_class):
         return None
@@ -219,7 +227,7 @@ def describe_parser(real: RealParser, types: dict[str, Any]) -> dict[str, Any]:
             if spec["kind"] == "opaque":
                 type_id += "@" + action.dest
             if type_id not in types:
-                types[type_id] = {**spec, "probes": run_probes(action.type)}
+                types[type_id] = {**spec, "probes": run_probes(action.type, spec)}
         if not action.option_strings:
             positionals.append({"dest": action.dest, "nargs": to_json(action.nargs),
                                 "metavar": to_json(action.metavar), "type": type_id})
@@ -310,22 +318,24 @@ def features(real: RealParser, options: list[dict[str, Any]]) -> dict[str, Any]:
         flag = store_true["strings"][-1]
         check("equals_on_store_true", [f"{flag}=false"], store_true["dest"])
         found["equals_on_store_true"]["flag"] = flag
-    check("dotted_json", ["--compilation-config.mode", "3"], "compilation_config")
-    found["dotted_json"]["supported"] = found["dotted_json"]["ok"] and _mode(
-        found["dotted_json"].get("value")) == 3
-    check("dotted_json_underscore_key", ["--compilation_config.mode", "3"], "compilation_config")
-    found["dotted_json_underscore_key"]["supported"] = found["dotted_json_underscore_key"][
-        "ok"] and _mode(found["dotted_json_underscore_key"].get("value")) == 3
-    check("json_value", ["--compilation-config", '{"mode": 3}'], "compilation_config")
-    found["json_value"]["supported"] = found["json_value"]["ok"] and _mode(
-        found["json_value"].get("value")) == 3
+    for name, argv in (("dotted_json", ["--compilation-config.mode", "3"]),
+                       ("dotted_json_underscore_key", ["--compilation_config.mode", "3"]),
+                       ("dotted_json_equals", ["--compilation-config.mode=3"]),
+                       ("dotted_json_human_int", ["--compilation-config.max_cudagraph_capture_size",
+                                                  "1k"]),
+                       ("json_value", ["--compilation-config", '{"mode": 3}'])):
+        check(name, argv, "compilation_config")
+        value = found[name].pop("value", None)
+        key = "max_cudagraph_capture_size" if "human_int" in name else "mode"
+        sub = value.get(key) if isinstance(value, dict) else None
+        found[name]["value"] = {key: sub}
+        found[name]["supported"] = found[name]["ok"] and sub in (3, 1000)
     olevel = next((o for o in options if "-O" in o["strings"] or
                    o["dest"] in ("optimization_level",)), None)
     odest = olevel["dest"] if olevel else "compilation_config"
     check("dash_O", ["-O3"], odest)
     check("dash_O_space", ["-O", "3"], odest)
     check("dash_O_equals", ["-O=3"], odest)
-    check("model_option", ["--max-num-seqs", "8"], None)
     if real.prefix:
         found["model_option"] = {"supported": True, **probe_raw(real, ["--model", "m"])}
         found["served_model_name_without_model"] = probe_raw(
@@ -474,8 +484,10 @@ def main() -> int:
         "types": dict(sorted(types.items())),
         "runtime": {"python": platform.python_version()},
     }
-    _PROTO.write(json.dumps(result, sort_keys=True, default=repr) + "\n")
-    _PROTO.flush()
+    text = json.dumps(result, sort_keys=True, default=repr)
+    # Reprs of functions carry memory addresses; drop them so output is deterministic.
+    _PROTO.write(ADDRESS.sub("", text) + "\n")
+    _PROTO.close()
     return 0
 
 

@@ -20,6 +20,10 @@ PROBE = Path(__file__).resolve().parent / "probe.py"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
+
+
 class RealVLLMError(RuntimeError):
     """The environment could not be built, or a probe died."""
 
@@ -83,7 +87,7 @@ class RealVLLM:
         return cls._shared
 
     def releases(self) -> list[str]:
-        return sorted(self.info["releases"], key=lambda v: tuple(int(p) for p in v.split(".")))
+        return sorted(self.info["releases"], key=_version_key)
 
     def source(self, release: str) -> str:
         return str(self.info["releases"][release]["source"])

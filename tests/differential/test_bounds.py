@@ -160,7 +160,7 @@ def _when_holds(bound: dict[str, Any], values: dict[str, Any]) -> bool:
 
 
 def _message(bound: dict[str, Any], values: dict[str, Any]) -> str:
-    fill = {k: v for k, v in values.items()}
+    fill = dict(values)
     fill["max_num_seqs_times_max_model_len"] = int(values["max_num_seqs"]) * int(
         values["max_model_len"])
     return str(bound["vllm_message"]).format(**fill)

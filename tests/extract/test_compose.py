@@ -117,7 +117,9 @@ def test_folded_command(tmp_path: pathlib.Path) -> None:
         "      --dtype half\n"
     )
     invocation = one(text, tmp_path)
-    assert texts(invocation) == ["--model", "m", "--max-num-batched-tokens", "16k", "--dtype", "half"]
+    assert texts(invocation) == [
+        "--model", "m", "--max-num-batched-tokens", "16k", "--dtype", "half"
+    ]
     assert arg(invocation, "--max-num-batched-tokens").span == Span(Pos(6, 7), Pos(6, 31))
     assert arg(invocation, "16k").span == Span(Pos(6, 32), Pos(6, 35))
     assert arg(invocation, "half").span == Span(Pos(8, 15), Pos(8, 19))
@@ -319,14 +321,24 @@ def test_non_vllm_services_are_ignored(tmp_path: pathlib.Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["services: [\n", "services:\n  a: {\n", "\tservices: x\n", "", "just a string\n", "services:\n"],
+    [
+        "services: [\n",
+        "services:\n  a: {\n",
+        "\tservices: x\n",
+        "",
+        "just a string\n",
+        "services:\n",
+    ],
 )
 def test_invalid_or_empty_yaml(text: str, tmp_path: pathlib.Path) -> None:
     assert run(text, tmp_path) == []
 
 
 def test_duplicate_keys_last_wins(tmp_path: pathlib.Path) -> None:
-    text = "services:\n  a:\n    image: nginx\n    image: vllm/vllm-openai\n    command: [--port, '1']\n"
+    text = (
+        "services:\n  a:\n    image: nginx\n"
+        "    image: vllm/vllm-openai\n    command: [--port, '1']\n"
+    )
     assert texts(one(text, tmp_path)) == ["--port", "1"]
 
 
@@ -354,7 +366,8 @@ def test_scalar_positions_follow_yaml_styles() -> None:
     assert located("b") == ("it's", (Pos(2, 5), Pos(2, 6), Pos(2, 7), Pos(2, 9), Pos(2, 10)))
     value, positions = located("c")
     assert value == "k\n  m"
-    assert positions[0] == Pos(4, 5) and positions[2:] == (Pos(5, 5), Pos(5, 6), Pos(5, 7), Pos(5, 8))
+    assert positions[0] == Pos(4, 5)
+    assert positions[2:] == (Pos(5, 5), Pos(5, 6), Pos(5, 7), Pos(5, 8))
     value, positions = located("d")
     assert value == "one two"
     assert positions[3:5] == (Pos(6, 8), Pos(7, 4))

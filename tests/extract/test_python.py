@@ -46,7 +46,10 @@ def test_import_styles(imports: str, call: str, callee: str) -> None:
 
 
 def test_unrelated_llm_is_not_matched() -> None:
-    text = "class LLM:\n    pass\n\nLLM(max_num_seqs=8)\nfrom mylib import EngineArgs\nEngineArgs(x=1)\n"
+    text = (
+        "class LLM:\n    pass\n\nLLM(max_num_seqs=8)\n"
+        "from mylib import EngineArgs\nEngineArgs(x=1)\n"
+    )
     assert extract("app.py", text) == []
 
 
@@ -63,7 +66,9 @@ def test_non_literal_keyword_and_positional_model() -> None:
 
 
 def test_unpacked_dict_literal_is_expanded() -> None:
-    invocation = one('from vllm import LLM\nLLM(model="m", **{"max_num_seqs": 8, \'dtype\': "half"})\n')
+    invocation = one(
+        'from vllm import LLM\nLLM(model="m", **{"max_num_seqs": 8, \'dtype\': "half"})\n'
+    )
     seqs = keyword(invocation, "max_num_seqs")
     assert seqs.name.span == Span(Pos(2, 20), Pos(2, 32))
     assert seqs.value == 8

@@ -53,7 +53,9 @@ def is_vllm_image(image: str | None) -> bool:
     return image is not None and is_server_image(image)
 
 
-def extract(path: str, text: str, *, variables: Mapping[str, str] | None = None) -> list[Invocation]:
+def extract(
+    path: str, text: str, *, variables: Mapping[str, str] | None = None
+) -> list[Invocation]:
     """Every vLLM launch in a compose file; [] when the file is not valid YAML.
 
     ``variables`` replaces the ``.env`` file beside ``path`` as the source of interpolation.
@@ -156,7 +158,11 @@ def _expression(chars: Chars, dollar: int, variables: Mapping[str, str], out: _B
             out.literal[-(len(text) - dollar) :] = [False] * (len(text) - dollar)
             return len(text)
         end = close + 1
-        inner = Chars(text[dollar + 2 : close], chars.positions[dollar + 2 : close + 1], chars.literal[dollar + 2 : close])
+        inner = Chars(
+            text[dollar + 2 : close],
+            chars.positions[dollar + 2 : close + 1],
+            chars.literal[dollar + 2 : close],
+        )
         resolved = _braced(inner, variables)
     else:
         name = _NAME.match(text, dollar + 1)
@@ -280,7 +286,9 @@ def _argv(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) 
     return _Argv(tuple(words), None, anchor)
 
 
-def _environment(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) -> dict[str, Token]:
+def _environment(
+    source: SourceIndex, node: Node | None, variables: Mapping[str, str]
+) -> dict[str, Token]:
     from vlint.extract import yamlpos
 
     env: dict[str, Token] = {}
@@ -299,7 +307,9 @@ def _environment(source: SourceIndex, node: Node | None, variables: Mapping[str,
     return env
 
 
-def _service(path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]) -> list[Invocation]:
+def _service(
+    path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]
+) -> list[Invocation]:
     from vlint.extract import yamlpos
     from vlint.extract.argv import recognise_all, release_from_image
 

@@ -159,7 +159,9 @@ def _call(path: str, source: Source, names: dict[str, str], node: ast.Call) -> l
 
 def _shell_true(node: ast.Call) -> bool:
     return any(
-        keyword.arg == "shell" and isinstance(keyword.value, ast.Constant) and bool(keyword.value.value)
+        keyword.arg == "shell"
+        and isinstance(keyword.value, ast.Constant)
+        and bool(keyword.value.value)
         for keyword in node.keywords
     )
 
@@ -172,7 +174,8 @@ def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str)
     for keyword in node.keywords:
         if keyword.arg is not None:
             start = source.start(keyword)
-            name = Token(keyword.arg, tuple(Pos(start.line, start.column + i) for i in range(len(keyword.arg) + 1)))
+            columns = range(start.column, start.column + len(keyword.arg) + 1)
+            name = Token(keyword.arg, tuple(Pos(start.line, column) for column in columns))
             keywords.append(_keyword(source, name, keyword.value))
         elif isinstance(keyword.value, ast.Dict):
             expanded, rest = _dict_keywords(source, keyword.value)
@@ -237,7 +240,9 @@ def _string_positions(source: Source, node: ast.Constant, value: str) -> tuple[P
     if prefix >= len(written):
         return None
     flags = written[:prefix].lower()
-    quote = written[prefix] * 3 if written.startswith(written[prefix] * 3, prefix) else written[prefix]
+    quote = written[prefix]
+    if written.startswith(quote * 3, prefix):
+        quote *= 3
     body_start = prefix + len(quote)
     if not written.endswith(quote) or len(written) - len(quote) < body_start:
         return None  # implicit concatenation or an unusual form
@@ -293,7 +298,8 @@ def _argv_list(path: str, source: Source, node: ast.List | ast.Tuple) -> list[In
     if len(elements) < 2 or any(isinstance(element, ast.Starred) for element in elements):
         return []
     first = elements[0]
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)) and not _is_executable(first):
+    is_string = isinstance(first, ast.Constant) and isinstance(first.value, str)
+    if not is_string and not _is_executable(first):
         return []
     return recognise_all(list(_argv_tokens(source, elements)), path=path, kind=KIND)
 
@@ -325,7 +331,10 @@ def _segment_positions(source: Source, start: Pos, text: str) -> tuple[Pos, ...]
     positions = [start]
     for char in text:
         previous = positions[-1]
-        positions.append(Pos(previous.line + 1, 1) if char == "\n" else Pos(previous.line, previous.column + 1))
+        if char == "\n":
+            positions.append(Pos(previous.line + 1, 1))
+        else:
+            positions.append(Pos(previous.line, previous.column + 1))
     return tuple(positions)
 
 
@@ -338,4 +347,5 @@ def _shell_string(path: str, source: Source, node: ast.Constant) -> list[Invocat
     def locate(offset: int) -> Pos:
         return token.positions[max(0, min(offset, last))]
 
-    return [replace(invocation, kind=KIND) for invocation in shell.extract(path, token.text, locate)]
+    found = shell.extract(path, token.text, locate)
+    return [replace(invocation, kind=KIND) for invocation in found]

@@ -1,0 +1,107 @@
+"""vlint's value parser against the real vLLM type functions' recorded answers.
+
+The catalog's ``types`` section holds, per release, what each real ``type=`` callable returned
+(or raised) for a fixed probe set; ``parse_value`` must agree on every one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+try:
+    from vlint.values import ParsedValue, is_exact, parse_value
+except ImportError:  # running from a checkout without an installed vlint
+    sys.path.insert(0, str(ROOT / "linter"))
+    from vlint.values import ParsedValue, is_exact, parse_value
+
+RELEASES = ROOT / "rules" / "vlint_rules" / "data" / "releases"
+
+
+def recorded() -> Iterator[tuple[str, str, dict[str, Any], str, dict[str, Any]]]:
+    for path in sorted(RELEASES.glob("*.json")):
+        data = json.loads(path.read_text())
+        for type_id, spec in sorted(data["types"].items()):
+            for text, answer in sorted(spec["probes"].items()):
+                yield path.stem, type_id, spec, text, answer
+
+
+CASES = list(recorded())
+
+
+def test_catalog_has_probes() -> None:
+    assert CASES, "no generated release data: run python rules/generate.py"
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize(
+    ("release", "type_id", "spec", "text", "answer"),
+    CASES,
+    ids=[f"{c[0]}-{c[1]}-{c[3]!r}" for c in CASES],
+)
+def test_parse_value_matches_real_function(
+    release: str, type_id: str, spec: dict[str, Any], text: str, answer: dict[str, Any]
+) -> None:
+    got = parse_value(spec, text)
+    kind = spec["kind"]
+    if kind == "opaque":
+        pytest.skip("release-specific callable: vlint accepts any text")
+    if kind == "config_json":
+        # Only JSON well-formedness is checked by vlint; the config class validates the rest.
+        if answer.get("ok") is None and "ok" in answer:
+            assert got.ok and got.value is None
+        elif "error" in answer and not got.ok:
+            pass
+        elif "ok" in answer:
+            assert got.ok, (release, type_id, text, got)
+        return
+    assert is_exact(spec)
+    if "ok" in answer:
+        assert got.ok, (release, type_id, text, got)
+        assert _same(got.value, answer["ok"]), (release, type_id, text, got.value, answer)
+    else:
+        assert not got.ok, (release, type_id, text, got.value, answer)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "suffix", "binary"),
+    [
+        ("16k", 16000, "k", False),
+        ("16K", 16384, "K", True),
+        ("1.5k", 1500, "k", False),
+        ("2M", 2 * 2**20, "M", True),
+        (" 8 ", 8, None, None),
+    ],
+)
+def test_human_int_reports_suffix(text: str, value: int, suffix: str | None,
+                                  binary: bool | None) -> None:
+    assert parse_value({"kind": "human_int"}, text) == ParsedValue(True, value, None, suffix,
+                                                                   binary)
+
+
+def test_binary_suffix_rejects_decimals() -> None:
+    got = parse_value({"kind": "human_int"}, "1.5K")
+    assert not got.ok
+    assert got.error is not None and "1.5k" in got.error
+
+
+def test_auto_only_where_accepted() -> None:
+    assert parse_value({"kind": "human_int", "accepts": ["-1", "auto"]}, "AUTO").value == -1
+    assert not parse_value({"kind": "human_int"}, "auto").ok
+
+
+def test_optional_none() -> None:
+    assert parse_value({"kind": "int", "optional": True, "wrapped": True}, "None").value is None
+    assert not parse_value({"kind": "int"}, "None").ok
