@@ -35,6 +35,18 @@ class OptionSpec:
     default: Any
     default_known: bool
     deprecated: str | None
+    negative_strings: frozenset[str] | None = None
+    hidden: frozenset[str] = frozenset()
+
+    def stores(self, string: str) -> bool | None:
+        """The value a value-less boolean option string stores; None if not boolean."""
+        if self.action == "store_true":
+            return True
+        if self.action == "store_false":
+            return False
+        if self.negative_strings is not None:
+            return string not in self.negative_strings
+        return None
 
     @property
     def takes_value(self) -> bool:
@@ -51,7 +63,7 @@ _FLAG_ACTIONS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ParserSpec:
     options: tuple[OptionSpec, ...]
     positionals: tuple[Mapping[str, Any], ...]
@@ -77,7 +89,7 @@ class ParserSpec:
         return bool(self.features.get(name, False))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Release:
     version: Version
     raw: Mapping[str, Any]
@@ -143,6 +155,11 @@ def _option(data: Mapping[str, Any]) -> OptionSpec:
         default=data.get("default"),
         default_known=bool(data.get("default_known", False)),
         deprecated=(deprecated.get("message") or "deprecated") if deprecated else None,
+        hidden=frozenset(data.get("hidden") or ()),
+        negative_strings=(
+            frozenset(data["negative_strings"]) if data.get("negative_strings") is not None
+            else None
+        ),
     )
 
 

@@ -18,7 +18,6 @@ from vlint.model import Invocation, Keyword, Span, Token
 from vlint.values import ParsedValue, parse_value
 
 Match = Literal["exact", "underscore", "abbrev", "ambiguous", "unknown"]
-NEGATIVE_PREFIXES = ("--no-", "--disable-")
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
@@ -236,17 +235,13 @@ def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
     span = use.token.span
     if not option.takes_value:
         value: Any
-        if option.action == "store_true":
-            value = True
-        elif option.action == "store_false":
-            value = False
-        elif option.action == "count":
+        if option.action == "count":
             previous = resolution.settings.get(option.dest)
             value = (previous.value if previous and isinstance(previous.value, int) else 0) + 1
         elif option.action == "store_const":
             value = option.const
         else:
-            value = flag_value(option.action, use.resolved_string or "")
+            value = option.stores(use.resolved_string or "")
         resolution.settings[option.dest] = Setting(value, span)
         return
     if not use.values:
@@ -264,20 +259,6 @@ def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
         before = previous.value if previous and isinstance(previous.value, list) else []
         value = [*before, value]
     resolution.settings[option.dest] = Setting(value, span, certain)
-
-
-def flag_value(action: str, string: str) -> bool | None:
-    """The value a value-less boolean option string stores, or None for non-boolean actions."""
-    if action == "store_true":
-        return True
-    if action == "store_false":
-        return False
-    if action == "boolean_optional":
-        return not string.startswith("--no-")
-    if action in ("store_const", "count", "help", "version"):
-        return None
-    # vLLM's own enable/disable pair actions: --enable-X / --disable-X / --no-enable-X.
-    return not string.startswith(NEGATIVE_PREFIXES)
 
 
 def _apply_defaults(resolution: Resolution, parser: ParserSpec) -> None:

@@ -215,6 +215,16 @@ def warn_for(real: RealParser, action: argparse.Action) -> str | None:
     return hits[0][:400] if hits else None
 
 
+def negative_strings(action: argparse.Action, strings: list[str]) -> list[str] | None:
+    """For value-less boolean actions, the option strings that store False."""
+    if not isinstance(action, argparse.BooleanOptionalAction):
+        return None
+    declared = getattr(action, "negative_option_strings", None)
+    if declared is not None:
+        return sorted(declared)
+    return sorted(s for s in strings if s.startswith("--no-"))
+
+
 def describe_parser(real: RealParser, types: dict[str, Any]) -> dict[str, Any]:
     leaf = real.leaf
     titles = group_titles(leaf)
@@ -233,8 +243,16 @@ def describe_parser(real: RealParser, types: dict[str, Any]) -> dict[str, Any]:
                                 "metavar": to_json(action.metavar), "type": type_id})
             continue
         default, known = json_default(action.default)
+        # Every string the parser resolves to this action: vLLM hides some (0.33.0's
+        # --no-enable-X) from action.option_strings but keeps them registered.
+        registered = [s for s, a in leaf._option_string_actions.items() if a is action]
+        strings = list(action.option_strings) + [
+            s for s in registered if s not in action.option_strings
+        ]
         options.append({
-            "strings": list(action.option_strings),
+            "strings": strings,
+            "hidden": [s for s in strings if s not in action.option_strings],
+            "negative_strings": negative_strings(action, strings),
             "dest": action.dest,
             "action": action_kind(action),
             "nargs": to_json(action.nargs),

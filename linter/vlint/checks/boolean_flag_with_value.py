@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
 from vlint.model import Edit, Finding, Fix
-from vlint.normalise import OptionUse, flag_value
+from vlint.normalise import OptionUse
 
 RULE = Rule(code="VL206", name="boolean-flag-with-value", severity="error", since="0.1.0",
             fix="safe")
@@ -45,15 +45,15 @@ def _replacement(context: Context, use: OptionUse, wanted: bool) -> str | None:
     assert parser is not None and use.option is not None
     dest = use.option.dest
     found = [
-        string
+        (string in option.hidden, string)
         for option in parser.options
         if option.dest == dest
         for string in option.strings
-        if string.startswith("--") and flag_value(option.action, string) is wanted
+        if string.startswith("--") and option.stores(string) is wanted
     ]
-    written = use.resolved_string or use.written
-    found.sort(key=lambda s: (written.lstrip("-") not in s, len(s)))
-    return found[0] if found else None
+    written = (use.resolved_string or use.written).lstrip("-")
+    found.sort(key=lambda item: (item[0], written not in item[1], len(item[1])))
+    return found[0][1] if found else None
 
 
 def check(context: Context) -> Iterator[Finding]:
