@@ -75,6 +75,9 @@ def _run_check(
     )
     report = lint(list(paths) or ["."], settings)
     click.echo(renderer(output_format).render(report), nl=False)
+    if output_format != "full":
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 

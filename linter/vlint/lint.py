@@ -28,6 +28,7 @@ class Report:
     invocations: int = 0
     sources: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    defaulted_target: bool = False
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -73,6 +74,12 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     if user_target is None and not report.targets:
         report.targets.add(catalog.newest())
+    if report.defaulted_target:
+        report.notes.insert(
+            0,
+            f"no target release given or pinned: checked against the newest known, vLLM "
+            f"{catalog.newest()} (use --target-version)",
+        )
     return report
 
 
@@ -113,10 +120,14 @@ def _releases_for(
         pinned = Version(invocation.target)
         if pinned in catalog.known_releases():
             return (pinned,)
+        # Judging a pinned old release by another release's flags gives false errors.
         report.notes.append(
-            f"{invocation.path}: image pins vLLM {pinned}, which this catalog does not know "
-            f"({catalog.known_range()}); checked against {catalog.newest()}"
+            f"{invocation.path}:{invocation.anchor.start.line}: image pins vLLM {pinned}, which "
+            f"this catalog does not cover ({catalog.known_range()}); not checked (pass "
+            "--target-version to check it against a known release)"
         )
+        return ()
+    report.defaulted_target = True
     return (catalog.newest(),)
 
 

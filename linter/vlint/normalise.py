@@ -80,10 +80,50 @@ class Resolution:
     uses: list[OptionUse] = field(default_factory=list)
     keywords: list[tuple[Keyword, Mapping[str, Any] | None]] = field(default_factory=list)
     settings: dict[str, Setting] = field(default_factory=dict)
+    positionals: list[Token] = field(default_factory=list)
 
     def written(self, dest: str) -> Setting | None:
         setting = self.settings.get(dest)
         return setting if setting is not None and setting.span is not None else None
+
+    def extra_positionals(self) -> list[Token]:
+        """Literal positional words beyond what the parser takes (argparse rejects them).
+
+        An unresolved word (``$ARGS``) may expand to any number of words, so once one is seen
+        nothing can be said about the count.
+        """
+        if self.parser is None or any(not t.literal for t in self.positionals):
+            return []
+        capacity = sum(
+            1 if p.get("nargs") in (None, "?") else len(self.positionals)
+            for p in self.parser.positionals
+        )
+        return self.positionals[capacity:]
+
+    def parse_errors(self) -> list[str]:
+        """Why the release's parser would reject these arguments; empty when it accepts them."""
+        errors: list[str] = []
+        unknown = [u.token.text for u in self.uses if u.match == "unknown"]
+        unknown += [t.text for t in self.extra_positionals()]
+        for use in self.uses:
+            if use.match == "ambiguous":
+                errors.append(f"ambiguous option: {use.written}")
+            if use.arity_error:
+                errors.append(use.arity_error)
+            option = use.option
+            for value in use.values:
+                parsed = value.parsed
+                if parsed is None:
+                    continue
+                if not parsed.ok:
+                    errors.append(f"invalid value {value.text!r}: {parsed.error}")
+                elif option is not None and option.choices is not None and (
+                    parsed.value not in option.choices
+                ):
+                    errors.append(f"invalid choice: {value.text!r}")
+        if unknown:
+            errors.append("unrecognized arguments: " + " ".join(unknown))
+        return errors
 
 
 def resolve(invocation: Invocation, release: Release) -> Resolution:
@@ -155,12 +195,17 @@ def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) ->
         token = args[index]
         index += 1
         if only_positionals:
+            resolution.positionals.append(token)
             continue
         if token.text == "--":
             only_positionals = True
             continue
         rewritten = _rewrite_underscores(parser, token.text)
+        if not token.literal and not token.text.startswith("-"):
+            resolution.positionals.append(token)
+            continue
         if not _looks_like_option(parser, rewritten):
+            resolution.positionals.append(token)
             continue
         match, option, resolved, candidates = _match_option(parser, rewritten)
         if match == "exact" and rewritten != token.text:
