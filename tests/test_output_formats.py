@@ -17,9 +17,14 @@ TARGET = "0.32.0"
 
 
 def _run(args: list[str], stdin: str | None = None) -> tuple[int, str]:
+    code, stdout, _ = _run_both(args, stdin)
+    return code, stdout
+
+
+def _run_both(args: list[str], stdin: str | None = None) -> tuple[int, str, str]:
     runner = CliRunner()
     result = runner.invoke(_entry, args, input=stdin, catch_exceptions=False)
-    return result.exit_code, result.output
+    return result.exit_code, result.stdout, result.stderr
 
 
 import click  # noqa: E402
@@ -71,8 +76,8 @@ def test_exit_codes() -> None:
     assert _run(["tests/golden/shell/not-vllm.sh"])[0] == 0
     assert _run([INPUT])[0] == 1
     assert _run([INPUT, "--exit-zero"])[0] == 0
-    code, output = _run([INPUT, "--target-version", "0.1.0"])
-    assert code == 2 and "knows vLLM" in output
+    code, _, errors = _run_both([INPUT, "--target-version", "0.1.0"])
+    assert code == 2 and "knows vLLM 0.31.0 to" in errors
     assert _run([INPUT, "--target-version", ">=9"])[0] == 2
     assert _run([INPUT, "--output-format", "xml"])[0] == 2
 

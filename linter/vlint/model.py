@@ -74,8 +74,19 @@ class Token:
         return Span(self.positions[0], self.positions[-1])
 
     def sub_span(self, start: int, end: int | None = None) -> Span:
+        """The span of ``text[start:end]``.
+
+        A token's end position is where its source ends, after any closing quote; a value that
+        ends the token stops before that one quote character.  (A value that came from a longer
+        expression, such as a resolved ``${VAR:-8}``, keeps the whole expression.)
+        """
         stop = len(self.text) if end is None else end
-        return Span(self.positions[start], self.positions[stop])
+        finish = self.positions[stop]
+        if stop > start and stop == len(self.text):
+            last = self.positions[stop - 1]
+            if finish == Pos(last.line, last.column + 2):
+                finish = Pos(last.line, last.column + 1)
+        return Span(self.positions[start], finish)
 
     @classmethod
     def located(cls, text: str, start: int, locate: Locator, literal: bool = True) -> Token:
