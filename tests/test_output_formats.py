@@ -11,9 +11,15 @@ from click.testing import CliRunner
 from vlint.cli import main
 from vlint.report import RENDERERS
 
+ROOT = Path(__file__).parent.parent
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 INPUT = "tests/golden/shell/continuations-and-quotes.sh"
 TARGET = "0.32.0"
+
+
+@pytest.fixture(autouse=True)
+def _in_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
 
 
 def _run(args: list[str], stdin: str | None = None) -> tuple[int, str]:

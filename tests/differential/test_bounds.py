@@ -1,4 +1,4 @@
-"""Differential test: the curated cross-field scheduler bounds (rules/vlint_rules/curated/bounds.yaml)
+"""Differential test: the curated cross-field scheduler bounds (rules/vlint_rules/curated/bounds.toml)
 against real vLLM releases.
 
 For every bound and every release, one argv that violates the bound and one that satisfies it
@@ -13,6 +13,7 @@ chunked-prefill facts are checked on the resolved scheduler config.
 from __future__ import annotations
 
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,11 @@ from typing import Any
 import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-from ruamel.yaml import YAML
 
 pytestmark = pytest.mark.differential
 
 ROOT = Path(__file__).resolve().parents[2]
-BOUNDS_FILE = ROOT / "rules" / "vlint_rules" / "curated" / "bounds.yaml"
+BOUNDS_FILE = ROOT / "rules" / "vlint_rules" / "curated" / "bounds.toml"
 RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 
 # One stand-in model with max_position_embeddings far above these; values chosen so that every
@@ -35,7 +35,7 @@ MAX_MODEL_LEN = 4096
 
 @cache
 def _data() -> dict[str, Any]:
-    data: dict[str, Any] = YAML(typ="safe").load(BOUNDS_FILE.read_text(encoding="utf-8"))
+    data: dict[str, Any] = tomllib.loads(BOUNDS_FILE.read_text(encoding="utf-8"))
     return data
 
 

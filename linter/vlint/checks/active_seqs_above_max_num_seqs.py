@@ -16,7 +16,7 @@ Fix safety
 
 vLLM releases
     Releases that have ``max_num_active_seqs`` and enforce the bound, as listed for VL303 in
-    ``vlint_rules/curated/bounds.yaml`` and verified against real vLLM.  In older releases the
+    ``vlint_rules/curated/bounds.toml`` and verified against real vLLM.  In older releases the
     flag itself is reported by VL102.
 
 References

@@ -16,7 +16,7 @@ Fix safety
     No automatic fix.
 
 vLLM releases
-    The releases listed for VL304 in ``vlint_rules/curated/bounds.yaml``, verified against real
+    The releases listed for VL304 in ``vlint_rules/curated/bounds.toml``, verified against real
     vLLM.  Fires only on written or certain values.
 
 References

@@ -16,7 +16,7 @@ Fix safety
     No automatic fix.
 
 vLLM releases
-    The releases listed for VL302 in ``vlint_rules/curated/bounds.yaml``, each verified against
+    The releases listed for VL302 in ``vlint_rules/curated/bounds.toml``, each verified against
     real vLLM.  Fires only on written or certain values; GPU-dependent defaults are never
     guessed.
 

@@ -18,7 +18,7 @@ Fix safety
     what requests are accepted.
 
 vLLM releases
-    The releases listed for VL301 in ``vlint_rules/curated/bounds.yaml``, each verified against
+    The releases listed for VL301 in ``vlint_rules/curated/bounds.toml``, each verified against
     real vLLM's engine configuration.  The rule fires only when both values and the chunked
     prefill setting are written or certain for the release; defaults that depend on the GPU or
     the model (``max_model_len`` from the model's config) are never guessed.
