@@ -86,6 +86,7 @@ def test_exit_codes() -> None:
     assert code == 2 and "knows vLLM 0.31.0 to" in errors
     assert _run([INPUT, "--target-version", ">=9"])[0] == 2
     assert _run([INPUT, "--output-format", "xml"])[0] == 2
+    assert _run(["no/such/file.sh"])[0] == 2
 
 
 def test_check_subcommand_is_the_same() -> None:

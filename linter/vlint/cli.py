@@ -25,7 +25,7 @@ def _group(ctx: click.Context) -> None:
 
 def _check_options(function: click.decorators.FC) -> click.decorators.FC:
     options = [
-        click.argument("paths", nargs=-1, type=click.Path(allow_dash=True)),
+        click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True)),
         click.option("--target-version", metavar="TEXT",
                      help="A vLLM release (0.32.0) or a range (>=0.30,<0.33)."),
         click.option("--output-format", type=click.Choice(FORMATS), default="full",

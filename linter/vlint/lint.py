@@ -39,11 +39,11 @@ class Report:
 
 def lint(paths: Sequence[str], settings: Settings) -> Report:
     """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``)."""
-    from vlint.discover import kind_of, prefilter, walk
+    from vlint.discover import kind_of, prefilter
 
     user_target = catalog.resolve_target(settings.target) if settings.target else None
     report = Report()
-    for path in _expand(paths, walk):
+    for path in _expand(paths):
         if path == "-":
             name = settings.stdin_filename or "-"
             data = (settings.stdin_text or "").encode("utf-8")
@@ -83,14 +83,14 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     return report
 
 
-def _expand(paths: Sequence[str], walk: object) -> Iterable[str]:
-    from vlint.discover import walk as walk_paths
+def _expand(paths: Sequence[str]) -> Iterable[str]:
+    from vlint.discover import walk
 
     for path in paths:
         if path == "-":
             yield path
         else:
-            yield from walk_paths([path])
+            yield from walk([path])
 
 
 def lint_text(
