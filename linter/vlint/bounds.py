@@ -108,8 +108,8 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
             continue
         if not _condition_holds(settings, bound.when):
             continue
-        left = number(settings.get(bound.left))
-        rights = [number(settings.get(name)) for name in bound.right]
+        left = _size(settings.get(bound.left))
+        rights = [_size(settings.get(name)) for name in bound.right]
         if left is None or any(value is None for value in rights):
             continue
         product = 1
@@ -125,6 +125,13 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
         anchor = resolution.written(written[0])
         assert anchor is not None and anchor.span is not None
         yield Violation(bound, left, product, anchor.span, written)
+
+
+def _size(setting: Setting | None) -> int | None:
+    """A certain, positive size; ``-1``/``auto`` ("from the model") and invalid values are
+    unknown, and a bound on an unknown value does not apply."""
+    value = number(setting)
+    return value if value is not None and value > 0 else None
 
 
 def in_range(version: Version, specifier: str) -> bool:

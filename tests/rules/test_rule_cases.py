@@ -2,7 +2,7 @@
 
 A case is ``{name, source, kind (shell|compose|python), target, expect}``, where ``expect`` is a
 list of ``"line:col"`` (or ``"line:col-end_line:end_col"``) for the file's rule, ``[]`` for a
-pass, and an optional ``severity`` or ``message`` each finding must have.
+pass, and an optional ``severity``, ``message``, ``help`` or ``versions`` each finding must have.
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ def test_case(rule: str, case: dict[str, Any]) -> None:
             assert finding.severity == case["severity"]
         if "message" in case:
             assert case["message"] in finding.message
+        if "help" in case:
+            assert case["help"] in finding.help
         if "versions" in case:
             assert list(finding.vllm_versions) == case["versions"]
     assert all(isinstance(Version(v), Version) for f in found for v in f.vllm_versions)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
-from vlint.checks.support import SUFFIXED_NUMBER, typed_values
+from vlint.checks.support import SUFFIXED_NUMBER, accepts_suffixes, typed_values
 from vlint.model import Edit, Finding, Fix
 
 RULE = Rule(code="VL202", name="ambiguous-unit-suffix", severity="warning", since="0.1.0",
@@ -37,11 +37,13 @@ RULE = Rule(code="VL202", name="ambiguous-unit-suffix", severity="warning", sinc
 
 
 def check(context: Context) -> Iterator[Finding]:
-    for use, value, _typespec in typed_values(context):
+    for use, value, typespec in typed_values(context):
         parsed = value.parsed
         assert parsed is not None and use.option is not None
         match = SUFFIXED_NUMBER.match(value.text)
         if not parsed.ok or match is None or not match["suffix"].islower():
+            continue
+        if not accepts_suffixes(typespec) or not isinstance(parsed.value, int):
             continue
         binary = match["suffix"].upper()
         yield context.finding(

@@ -67,13 +67,13 @@ def check(context: Context) -> Iterator[Finding]:
         wanted = True if word in _TRUE else False if word in _FALSE else None
         replacement = _replacement(context, use, wanted) if wanted is not None else None
         fix = (
-            Fix(f"write '{replacement}'", (Edit(use.token.span, replacement),), safe=True)
+            Fix(f"write '{replacement}'", (Edit(use.token.sub_span(0), replacement),), safe=True)
             if replacement
             else None
         )
         yield context.finding(
             RULE,
-            use.token.span,
+            use.token.sub_span(0),
             f"'{use.written}' takes no value in vLLM {context.release}: '={given}' is rejected",
             f"write '{replacement}'" if replacement else f"write '{use.written}' without a value",
             fix=fix,

@@ -59,3 +59,14 @@ def typed_values(context: Context) -> Iterator[tuple[OptionUse, ValueUse, Mappin
         for value in use.values:
             if value.literal and value.parsed is not None:
                 yield use, value, typespec
+
+
+def integer_setting(context: Context, dest: str) -> bool:
+    """Whether the release's CLI reads this setting as an integer (so a Python keyword must be
+    an int, not a string such as ``"16k"``)."""
+    parser = context.resolution.parser
+    option = parser.by_dest.get(dest) if parser is not None else None
+    if option is None:
+        return False
+    typespec = context.resolution.release.type_of(option)
+    return typespec is not None and typespec.get("kind") in ("int", "human_int")

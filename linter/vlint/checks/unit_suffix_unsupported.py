@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
-from vlint.checks.support import SUFFIXED_NUMBER, accepts_suffixes, typed_values
+from vlint.checks.support import (
+    SUFFIXED_NUMBER,
+    accepts_suffixes,
+    integer_setting,
+    typed_values,
+)
 from vlint.model import Finding
 
 RULE = Rule(code="VL203", name="unit-suffix-unsupported", severity="error", since="0.1.0")
@@ -50,7 +55,7 @@ def check(context: Context) -> Iterator[Finding]:
     for keyword, known in context.resolution.keywords:
         if known is None or not keyword.literal or not isinstance(keyword.value, str):
             continue
-        if SUFFIXED_NUMBER.match(keyword.value):
+        if SUFFIXED_NUMBER.match(keyword.value) and integer_setting(context, keyword.name.text):
             yield context.finding(
                 RULE,
                 keyword.value_span,
