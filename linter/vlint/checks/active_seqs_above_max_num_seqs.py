@@ -27,19 +27,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.bounds import violations
 from vlint.checks.base import Context, Rule
+from vlint.checks.support import bound_findings
 from vlint.model import Finding
 
 RULE = Rule(code="VL303", name="active-seqs-above-max-num-seqs", severity="error", since="0.1.0")
 
 
 def check(context: Context) -> Iterator[Finding]:
-    for found in violations(context.resolution, RULE.code):
-        yield context.finding(
-            RULE,
-            found.span,
-            f"max_num_active_seqs ({found.left}) is above max_num_seqs ({found.right}); "
-            f"vLLM {context.release} rejects it",
-            f"lower max_num_active_seqs to at most {found.right}, or raise max_num_seqs",
-        )
+    return bound_findings(
+        context,
+        RULE,
+        lambda v: (
+            f"max_num_active_seqs ({v.left}) is above max_num_seqs ({v.right}); "
+            f"vLLM {context.release} rejects it"
+        ),
+        lambda v: f"lower max_num_active_seqs to at most {v.right}, or raise max_num_seqs",
+    )

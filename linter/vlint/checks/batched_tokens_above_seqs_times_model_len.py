@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.bounds import violations
 from vlint.checks.base import Context, Rule
+from vlint.checks.support import bound_findings
 from vlint.model import Finding
 
 RULE = Rule(code="VL304", name="batched-tokens-above-seqs-times-model-len", severity="warning",
@@ -36,11 +36,12 @@ RULE = Rule(code="VL304", name="batched-tokens-above-seqs-times-model-len", seve
 
 
 def check(context: Context) -> Iterator[Finding]:
-    for found in violations(context.resolution, RULE.code):
-        yield context.finding(
-            RULE,
-            found.span,
-            f"max_num_batched_tokens ({found.left}) is above max_num_seqs * max_model_len "
-            f"({found.right}); the surplus is never scheduled",
-            "check the three values; one of them is probably not what was meant",
-        )
+    return bound_findings(
+        context,
+        RULE,
+        lambda v: (
+            f"max_num_batched_tokens ({v.left}) is above max_num_seqs * max_model_len "
+            f"({v.right}); the surplus is never scheduled"
+        ),
+        lambda v: "check the three values; one of them is probably not what was meant",
+    )

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.bounds import violations
 from vlint.checks.base import Context, Rule
+from vlint.checks.support import bound_findings
 from vlint.model import Finding
 
 RULE = Rule(code="VL302", name="batched-tokens-below-max-num-seqs", severity="error",
@@ -37,11 +37,12 @@ RULE = Rule(code="VL302", name="batched-tokens-below-max-num-seqs", severity="er
 
 
 def check(context: Context) -> Iterator[Finding]:
-    for found in violations(context.resolution, RULE.code):
-        yield context.finding(
-            RULE,
-            found.span,
-            f"max_num_batched_tokens ({found.left}) is below max_num_seqs ({found.right}); "
-            f"vLLM {context.release} refuses to start",
-            f"raise max_num_batched_tokens to at least {found.right}, or lower max_num_seqs",
-        )
+    return bound_findings(
+        context,
+        RULE,
+        lambda v: (
+            f"max_num_batched_tokens ({v.left}) is below max_num_seqs ({v.right}); "
+            f"vLLM {context.release} refuses to start"
+        ),
+        lambda v: f"raise max_num_batched_tokens to at least {v.right}, or lower max_num_seqs",
+    )

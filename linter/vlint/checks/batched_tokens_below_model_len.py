@@ -31,19 +31,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.bounds import violations
 from vlint.checks.base import Context, Rule
+from vlint.checks.support import bound_findings
 from vlint.model import Finding
 
 RULE = Rule(code="VL301", name="batched-tokens-below-model-len", severity="error", since="0.1.0")
 
 
 def check(context: Context) -> Iterator[Finding]:
-    for found in violations(context.resolution, RULE.code):
-        yield context.finding(
-            RULE,
-            found.span,
-            f"max_num_batched_tokens ({found.left}) is below max_model_len ({found.right}) "
-            f"with chunked prefill off; vLLM {context.release} refuses to start",
-            f"raise max_num_batched_tokens to at least {found.right}, or keep chunked prefill on",
-        )
+    return bound_findings(
+        context,
+        RULE,
+        lambda v: (
+            f"max_num_batched_tokens ({v.left}) is below max_model_len ({v.right}) "
+            f"with chunked prefill off; vLLM {context.release} refuses to start"
+        ),
+        lambda v: f"raise max_num_batched_tokens to at least {v.right}, or keep chunked prefill on",
+    )

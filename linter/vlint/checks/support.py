@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Mapping
 
 from packaging.version import Version
 
 from vlint.catalog import Lifetime, option_lifetimes
-from vlint.checks.base import Context
+from vlint.bounds import Violation, violations
+from vlint.checks.base import Context, Rule
+from vlint.model import Finding
 from vlint.normalise import OptionUse, ValueUse
 from vlint.values import parse_value
 
@@ -70,3 +72,14 @@ def integer_setting(context: Context, dest: str) -> bool:
         return False
     typespec = context.resolution.release.type_of(option)
     return typespec is not None and typespec.get("kind") in ("int", "human_int")
+
+
+def bound_findings(
+    context: Context,
+    rule: Rule,
+    message: Callable[[Violation], str],
+    help_text: Callable[[Violation], str],
+) -> Iterator[Finding]:
+    """The findings of a curated cross-field bound (VL3xx), one per violation."""
+    for found in violations(context.resolution, rule.code):
+        yield context.finding(rule, found.span, message(found), help_text(found))
