@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from vlint.catalog import OptionSpec, ParserSpec, Release
 from vlint.model import Invocation, Keyword, Span, Token
-from vlint.values import ParsedValue, parse_value
+from vlint.values import ParsedValue, is_exact, parse_value
 
 Match = Literal["exact", "underscore", "abbrev", "ambiguous", "unknown"]
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -81,24 +81,21 @@ class Resolution:
     keywords: list[tuple[Keyword, Mapping[str, Any] | None]] = field(default_factory=list)
     settings: dict[str, Setting] = field(default_factory=dict)
     positionals: list[Token] = field(default_factory=list)
+    unmatched: list[Token] = field(default_factory=list)
 
     def written(self, dest: str) -> Setting | None:
         setting = self.settings.get(dest)
         return setting if setting is not None and setting.span is not None else None
 
     def extra_positionals(self) -> list[Token]:
-        """Literal positional words beyond what the parser takes (argparse rejects them).
+        """Words no positional takes (argparse rejects them as unrecognized arguments).
 
         An unresolved word (``$ARGS``) may expand to any number of words, so once one is seen
-        nothing can be said about the count.
+        nothing can be said about them.
         """
-        if self.parser is None or any(not t.literal for t in self.positionals):
+        if any(not t.literal for t in self.positionals):
             return []
-        capacity = sum(
-            1 if p.get("nargs") in (None, "?") else len(self.positionals)
-            for p in self.parser.positionals
-        )
-        return self.positionals[capacity:]
+        return self.unmatched
 
     def parse_errors(self) -> list[str]:
         """Why the release's parser would reject these arguments; empty when it accepts them."""
@@ -150,81 +147,129 @@ def _rewrite_underscores(parser: ParserSpec, text: str) -> str:
     return head.replace("_", "-") + dot + rest + sep + value
 
 
-def _looks_like_option(parser: ParserSpec, text: str) -> bool:
-    """argparse's test for whether a word is an option ('O') rather than an argument ('A')."""
-    if not text or text[0] != "-" or text == "-":
-        return False
+@dataclass(frozen=True)
+class _Classified:
+    """What argparse's ``_parse_optional`` makes of one word that is an option ('O')."""
+
+    match: Match
+    option: OptionSpec | None
+    string: str | None
+    explicit_at: int | None
+    candidates: tuple[str, ...] = ()
+
+
+def _option_tuples(parser: ParserSpec, text: str) -> list[tuple[str, int | None]]:
+    """argparse's prefix search: (option string, where the attached value starts)."""
+    if text.startswith("--"):
+        if not parser.allow_abbrev:
+            return []
+        prefix, sep, _ = text.partition("=")
+        at = len(prefix) + 1 if sep else None
+        return [(s, at) for s in parser.by_string if s.startswith(prefix)]
+    # Single-dash: the first two characters may be an option with its value attached (-O3,
+    # -qfp8); otherwise the whole word may be a prefix of a longer single-dash option (-t: -tp).
+    found: list[tuple[str, int | None]] = []
+    for string in parser.by_string:
+        if string == text[:2]:
+            found.append((string, 2))
+        elif string.startswith(text):
+            found.append((string, None))
+    return found
+
+
+def _classify(parser: ParserSpec, text: str) -> _Classified | None:
+    """Python 3.11's ``ArgumentParser._parse_optional``: None for an argument ('A')."""
+    if not text or text[0] != "-":
+        return None
     if text in parser.by_string:
-        return True
+        return _Classified("exact", parser.by_string[text], text, None)
     if len(text) == 1:
-        return False
-    if "=" in text and text.split("=", 1)[0] in parser.by_string:
-        return True
-    if _NEGATIVE_NUMBER.match(text):
-        return False
-    return " " not in text
-
-
-def _match_option(
-    parser: ParserSpec, text: str
-) -> tuple[Match, OptionSpec | None, str | None, tuple[str, ...]]:
-    """Which option a word names: (match, option, the option string it resolved to, candidates)."""
-    key = text.split("=", 1)[0]
-    option = parser.by_string.get(key)
-    if option is not None:
-        return "exact", option, key, ()
-    if key.startswith("--") and parser.allow_abbrev:
-        found = [s for s in parser.long_strings if s.startswith(key)]
-        if len(found) == 1:
-            return "abbrev", parser.by_string[found[0]], found[0], ()
-        if len(found) > 1:
-            return "ambiguous", None, None, tuple(found)
-    elif not key.startswith("--") and len(key) > 2:
-        # Single-dash options take their value attached: -O3, -tp2 is not valid but -O3 is.
-        short = key[:2]
-        if short in parser.by_string and parser.by_string[short].takes_value:
-            return "exact", parser.by_string[short], short, ()
-    return "unknown", None, None, ()
+        return None
+    if "=" in text:
+        key = text.split("=", 1)[0]
+        if key in parser.by_string:
+            return _Classified("exact", parser.by_string[key], key, len(key) + 1)
+    found = _option_tuples(parser, text)
+    if len(found) > 1:
+        return _Classified("ambiguous", None, None, None, tuple(s for s, _ in found))
+    if len(found) == 1:
+        string, at = found[0]
+        match: Match = "exact" if at == 2 and not text.startswith("--") else "abbrev"
+        return _Classified(match, parser.by_string[string], string, at)
+    if _NEGATIVE_NUMBER.match(text) or " " in text:
+        return None
+    return _Classified("unknown", None, None, None)
 
 
 def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) -> None:
     args = resolution.invocation.args
+    slots = _PositionalSlots(parser)
+    run: list[Token] = []
     index = 0
-    only_positionals = False
+    separator: Token | None = None
     while index < len(args):
         token = args[index]
         index += 1
-        if only_positionals:
-            resolution.positionals.append(token)
+        if separator is not None or (not token.literal and not token.text.startswith("-")):
+            run.append(token)
             continue
         if token.text == "--":
-            only_positionals = True
+            separator = token
+            run.append(token)
             continue
         rewritten = _rewrite_underscores(parser, token.text)
-        if not token.literal and not token.text.startswith("-"):
-            resolution.positionals.append(token)
+        classified = _classify(parser, rewritten)
+        if classified is None:
+            run.append(token)
             continue
-        if not _looks_like_option(parser, rewritten):
-            resolution.positionals.append(token)
-            continue
-        match, option, resolved, candidates = _match_option(parser, rewritten)
+        slots.consume(run, separator, resolution)
+        run = []
+        match = classified.match
         if match == "exact" and rewritten != token.text:
             match = "underscore"
-        written_key = token.text.split("=", 1)[0]
-        explicit: ValueUse | None = None
-        if resolved is not None and not rewritten.startswith("--") and len(resolved) == 2 and (
-            len(written_key) > 2
-        ):
-            explicit = ValueUse(token, 2, None)
-            written_key = token.text[:2]
-        elif "=" in token.text:
-            explicit = ValueUse(token, len(written_key) + 1, None)
-        use = OptionUse(token, written_key, option, match, candidates, resolved, explicit)
+        at = classified.explicit_at
+        explicit = ValueUse(token, at, None) if at is not None else None
+        written = token.text[: at - 1 if at is not None and token.text[at - 1] == "=" else at]
+        if match == "unknown":
+            written = token.text.split("=", 1)[0]
+        option = classified.option
+        use = OptionUse(
+            token, written, option, match, classified.candidates, classified.string, explicit
+        )
         if option is not None:
             use, index = _consume_values(use, option, parser, release, args, index)
         resolution.uses.append(use)
         if option is not None and use.arity_error is None:
             _store(resolution, use, option)
+    slots.consume(run, separator, resolution)
+
+
+class _PositionalSlots:
+    """argparse fills positionals from each run of arguments between options, in order; words
+    that no positional takes are 'unrecognized'.  A '--' inside a run that a positional takes is
+    dropped; anywhere else it is one more unrecognized word."""
+
+    def __init__(self, parser: ParserSpec) -> None:
+        self.left = [p.get("nargs") for p in parser.positionals]
+
+    def consume(self, run: list[Token], separator: Token | None, resolution: Resolution) -> None:
+        if not run:
+            return
+        words = [t for t in run if t is not separator]
+        resolution.positionals.extend(words)
+        if not self.left:
+            resolution.unmatched.extend(run)
+            return
+        taken = 0
+        while self.left:
+            nargs = self.left.pop(0)
+            if nargs in ("*", "+"):
+                taken = len(words)
+                break
+            taken += 1
+            if taken >= len(words):
+                break
+        resolution.unmatched.extend(words[taken:])
 
 
 def _consume_values(
@@ -250,7 +295,9 @@ def _consume_values(
         limit = 1 if nargs in (None, "?") else (nargs if isinstance(nargs, int) else len(args))
         while index < len(args) and len(raw) < limit:
             candidate = args[index]
-            if candidate.literal and _looks_like_option(parser, candidate.text):
+            if candidate.literal and _classify(
+                parser, _rewrite_underscores(parser, candidate.text)
+            ) is not None:
                 break
             if candidate.text == "--":
                 break
@@ -294,7 +341,12 @@ def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
             resolution.settings[option.dest] = Setting(option.const, span)
         return
     span = use.values[0].span
-    certain = all(v.literal and v.parsed is not None and v.parsed.ok for v in use.values)
+    typespec = resolution.release.type_of(option)
+    # A custom action class (vLLM's LoRA parser, say) transforms values in its own way.
+    standard = option.action in ("store", "append", "extend")
+    certain = standard and (typespec is None or is_exact(typespec)) and all(
+        v.literal and v.parsed is not None and v.parsed.ok for v in use.values
+    )
     values = [v.parsed.value if v.parsed is not None else v.text for v in use.values]
     if option.choices is not None and certain and any(v not in option.choices for v in values):
         certain = False

@@ -65,6 +65,11 @@ HAND_CASES: tuple[Case, ...] = (
     _c("short alias, ambiguous single-dash prefix", "-d", "2"),
     _c("short alias, ambiguous single-dash prefix -p", "-p", "2"),
     _c("short alias -dp attached", "-dp2"),
+    _c("short prefix with equals", "-t=2"),
+    _c("short alias and value in one item", "-q fp8"),
+    _c("short alias and value in one item 2", "-tp 2"),
+    _c("value with a space that starts with a short alias", "--served-model-name", "-q x"),
+    _c("value with a space that starts with '-'", "--served-model-name", "-a b"),
     # abbreviations (Python 3.11 argparse, allow_abbrev=True)
     _c("abbrev unique", "--max-num-seq", "8"),
     _c("abbrev unique short", "--max-num-se", "8"),
@@ -72,7 +77,10 @@ HAND_CASES: tuple[Case, ...] = (
     _c("abbrev ambiguous --max", "--max", "8"),
     _c("abbrev ambiguous --max-num", "--max-num", "8"),
     _c("abbrev ambiguous --max-num-s", "--max-num-s", "8"),
-    _c("abbrev ambiguous --max-num-batched/scheduled?", "--max-num-b", "8"),
+    _c("abbrev unique --max-num-b", "--max-num-b", "8"),
+    _c("abbrev equals, value with a space", "--served-model-na=a b"),
+    _c("abbrev equals, value with a space, as the model", "--max-num-se=8 9", model=False,
+       entries=("serve",)),
     _c("abbrev ambiguous --dis", "--dis"),
     _c("abbrev boolean unique", "--enforce-eag"),
     _c("abbrev --no- boolean", "--no-enforce-eag"),
@@ -176,6 +184,11 @@ HAND_CASES: tuple[Case, ...] = (
     _c("-- after model", "--", entries=("serve",)),
     _c("-- then extra positional", "--", "n"),
     _c("flag, -- then model", "--max-num-seqs", "8", "--", "m", model=False),
+    _c("-- twice", "--", "--"),
+    _c("flag then trailing --", "--max-num-seqs", "8", "--"),
+    _c("nargs+ stops at --", "--served-model-name", "a", "--", entries=("serve",)),
+    _c("nargs+ stops at -- before the model", "--served-model-name", "a", "--", "m",
+       model=False, entries=("api_server",)),
     _c("missing value before --", "--max-num-seqs", "--", "8"),
     _c("-- then flag-looking", "--", "--max-num-seqs", entries=("serve",)),
     # spaces inside one argv item
@@ -188,6 +201,9 @@ HAND_CASES: tuple[Case, ...] = (
     _c("two positionals", "n"),
     _c("model only", "m", model=False, entries=("serve",)),
     _c("no model", model=False),
+    _c("empty positional", "", model=False),
+    _c("extra empty positional", ""),
+    _c("dash positional", "-"),
     _c("model after flags", "--max-num-seqs", "8", "m", model=False),
     # unknown flags
     _c("unknown flag", "--bogus-flag"),
@@ -317,6 +333,18 @@ def prefix_cases(parser: ParserSpec) -> Iterator[Case]:
         ]
         if ambiguous:
             yield _c(f"prefix ambiguous {ambiguous[-1]}", ambiguous[-1], *value)
+    # Single-dash options: argparse 3.11 also matches prefixes of them (-pc for -pcp), and
+    # takes the first two characters as the option with the rest attached (-q<value>).
+    shorts = sorted(s for s in parser.by_string if not s.startswith("--"))
+    seen: set[str] = set()
+    for string in shorts:
+        option = parser.by_string[string]
+        value = () if not option.takes_value else ("1",)
+        for size in range(2, len(string)):
+            prefix = string[:size]
+            if prefix not in parser.by_string and prefix not in seen:
+                seen.add(prefix)
+                yield _c(f"short prefix {prefix}", prefix, *value)
 
 
 # ------------------------------------------------------------------------------ not modelled
@@ -367,7 +395,6 @@ NOT_MODELLED: dict[str, NotModelled] = {
     "negative float, not last": NotModelled(_NEG_DOT),
     "gen --lora-modules 'x'": NotModelled(_LORA),
     "gen --lora-modules=x": NotModelled(_LORA),
-    "gen --lora-modules 'None'": NotModelled(_LORA),
     "gen --lora-modules two values": NotModelled(_LORA),
     "help": NotModelled(_HELP),
     "gen -h": NotModelled(_HELP),
