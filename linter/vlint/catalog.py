@@ -86,7 +86,11 @@ class ParserSpec:
         return found
 
     def feature(self, name: str) -> bool:
-        return bool(self.features.get(name, False))
+        """Whether the generator's probe of the real parser found this behaviour."""
+        found = self.features.get(name)
+        if isinstance(found, Mapping):
+            return bool(found.get("supported"))
+        return bool(found)
 
 
 @dataclass(frozen=True, eq=False)

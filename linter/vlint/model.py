@@ -84,7 +84,9 @@ class Token:
         finish = self.positions[stop]
         if stop > start and stop == len(self.text):
             last = self.positions[stop - 1]
-            if finish == Pos(last.line, last.column + 2):
+            # (A made-up word maps all its characters to one place: nothing to trim there.)
+            distinct = stop == 1 or self.positions[stop - 2] != last
+            if distinct and finish == Pos(last.line, last.column + 2):
                 finish = Pos(last.line, last.column + 1)
         return Span(self.positions[start], finish)
 

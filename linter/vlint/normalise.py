@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from vlint.catalog import OptionSpec, ParserSpec, Release
 from vlint.model import Invocation, Keyword, Span, Token
+from vlint.rewrites import RewriteError
 from vlint.values import ParsedValue, is_exact, parse_value
 
 Match = Literal["exact", "underscore", "abbrev", "ambiguous", "unknown"]
@@ -82,6 +83,7 @@ class Resolution:
     settings: dict[str, Setting] = field(default_factory=dict)
     positionals: list[Token] = field(default_factory=list)
     unmatched: list[Token] = field(default_factory=list)
+    rewrite_errors: list[RewriteError] = field(default_factory=list)
 
     def written(self, dest: str) -> Setting | None:
         setting = self.settings.get(dest)
@@ -99,7 +101,7 @@ class Resolution:
 
     def parse_errors(self) -> list[str]:
         """Why the release's parser would reject these arguments; empty when it accepts them."""
-        errors: list[str] = []
+        errors: list[str] = [error.message for error in self.rewrite_errors]
         unknown = [u.token.text for u in self.uses if u.match == "unknown"]
         unknown += [t.text for t in self.extra_positionals()]
         for use in self.uses:
@@ -202,7 +204,11 @@ def _classify(parser: ParserSpec, text: str) -> _Classified | None:
 
 
 def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) -> None:
-    args = resolution.invocation.args
+    from vlint.rewrites import rewrite
+
+    rewritten_args = rewrite(resolution.invocation.args, parser, resolution.invocation.entry)
+    resolution.rewrite_errors = rewritten_args.errors
+    args = rewritten_args.args
     slots = _PositionalSlots(parser)
     run: list[Token] = []
     index = 0

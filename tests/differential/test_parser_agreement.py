@@ -5,6 +5,9 @@ hand-written argvs covering each parser behaviour vlint models plus argvs genera
 catalog (argv_cases.py) are parsed by the real release's parser and by ``normalise.resolve``:
 
 * the verdicts must agree: real ``ok`` == ``not resolution.parse_errors()``;
+* the rules must agree too: real vLLM rejects the argv exactly when vlint reports a parse-time
+  error finding (families VL1xx and VL2xx; VL3xx bounds are engine-time, judged in
+  test_bounds.py);
 * for accepted argvs, every setting vlint took from a written value and marked ``certain`` must
   equal the real namespace value (JSON-rendered like the probe does; for ``config_json`` flags,
   whose whole config object the real parser builds, vlint's JSON must be a subset of it).
@@ -34,6 +37,7 @@ from argv_cases import (
 )
 from vlint import catalog
 from vlint.catalog import ParserSpec, Release
+from vlint.lint import check_invocation
 from vlint.model import Invocation, Pos, Span, Token, line_locator
 from vlint.normalise import Resolution, resolve
 
@@ -139,6 +143,15 @@ def judge(case: Case, argv: list[str], real: dict[str, Any], release: Release,
                         f"vlint {'accepts' if not errors else 'rejects'}")
     elif real_ok:
         problems.extend(value_problems(resolution, real.get("namespace", {}), release, parser))
+    reported = [
+        f"{f.code} {f.message}"
+        for f in check_invocation(invocation(argv, entry), (release.version,))
+        if f.severity == "error" and f.code[:3] in ("VL1", "VL2")
+    ]
+    if real_ok and reported:
+        problems.append("rules: real accepts, vlint reports " + "; ".join(reported))
+    if not real_ok and not reported:
+        problems.append("rules: real rejects, vlint reports no error")
     return Outcome(case, argv, real, errors, problems)
 
 

@@ -15,6 +15,8 @@ MODULES: Mapping[str, str] = {
     "VL103": "removed_flag",
     "VL105": "abbreviated_flag",
     "VL106": "unknown_engine_kwarg",
+    "VL107": "unexpected_positional",
+    "VL108": "model_not_first",
     "VL201": "invalid_value",
     "VL202": "ambiguous_unit_suffix",
     "VL203": "unit_suffix_unsupported",

@@ -40,6 +40,9 @@ def _choices(values: tuple[object, ...]) -> str:
 
 
 def check(context: Context) -> Iterator[Finding]:
+    for error in context.resolution.rewrite_errors:
+        if error.kind == "dotted-key-without-value":
+            yield context.finding(RULE, error.span, error.message, "write the value with '='")
     for use in context.resolution.uses:
         if use.arity_error and "expected" in use.arity_error and use.option is not None:
             yield context.finding(

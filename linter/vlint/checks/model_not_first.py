@@ -1,0 +1,44 @@
+"""What it does
+    Reports ``vllm serve`` with ``--served-model-name`` whose first argument is an option
+    rather than the model.
+
+Why is this bad?
+    Before parsing, ``vllm serve`` refuses this combination with ``ValueError: model should be
+    provided as the first positional argument`` (unless ``--config`` supplies the model).  The
+    server does not start.
+
+Example
+    ``vllm serve --served-model-name chat --tensor-parallel-size 2``
+
+Use instead
+    ``vllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name chat -tp 2``
+
+Fix safety
+    No automatic fix.
+
+vLLM releases
+    The releases whose parser the generator found raising this error (probed per release).
+
+References
+    https://docs.vllm.ai/en/latest/cli/serve/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.model import Finding
+
+RULE = Rule(code="VL108", name="model-not-first", severity="error", since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    for error in context.resolution.rewrite_errors:
+        if error.kind == "model-not-first":
+            yield context.finding(
+                RULE,
+                error.span,
+                f"{error.message}; vLLM {context.release} refuses to start",
+                "put the model right after 'vllm serve'",
+            )

@@ -1,0 +1,49 @@
+"""What it does
+    Reports a word that the targeted release's parser cannot place: a second model, a value
+    given to an option that takes none, a ``--`` left after the model, or a quoted
+    ``"--dtype auto"`` that argparse reads as one positional word.
+
+Why is this bad?
+    argparse stops with ``unrecognized arguments`` and the server does not start.  ``vllm serve
+    M --model X`` is a common form of it: vLLM moves ``--model X`` to the front, so ``M`` becomes
+    a second model.
+
+Example
+    ``vllm serve my-model --enforce-eager true``
+
+Use instead
+    ``vllm serve my-model --enforce-eager``
+
+Fix safety
+    No automatic fix.
+
+vLLM releases
+    All; the positionals each parser takes are read from the release (generated catalog).  A
+    shell variable such as ``$EXTRA_ARGS`` may expand to any number of words, so once one is
+    present this rule stays silent.
+
+References
+    https://docs.vllm.ai/en/latest/cli/serve/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.model import Finding
+
+RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    parser = context.resolution.parser
+    takes = len(parser.positionals) if parser is not None else 0
+    for token in context.resolution.extra_positionals():
+        message = (
+            f"unexpected argument '{token.text}': vLLM {context.release} takes "
+            + ("one model" if takes == 1 else f"{takes} positional argument(s)")
+        )
+        yield context.finding(
+            RULE, token.sub_span(0), message, "remove it, or give it the flag it belongs to"
+        )
