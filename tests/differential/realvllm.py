@@ -1,4 +1,5 @@
-"""Ask real vLLM releases how they parse an argv (stdlib only; no vLLM import here).
+"""Ask real vLLM releases how they parse an argv, and whether they accept a Python call's keyword
+arguments (stdlib only; no vLLM import here).
 
 ``RealVLLM.shared()`` builds the cached interpreters once (``tools/vllm_env.py ensure``) and keeps
 one ``probe.py`` subprocess per release alive; each request is one JSON line each way.
@@ -108,6 +109,27 @@ class RealVLLM:
 
     def engine_config(self, release: str, argv: list[str]) -> dict[str, Any]:
         return self._probe(release).ask({"op": "engine_config", "argv": list(argv)})
+
+    def keywords(
+        self, release: str, callee: str, kwargs: dict[str, Any], engine_config: bool = False
+    ) -> dict[str, Any]:
+        """Does ``callee(**kwargs)`` (``LLM``, ``EngineArgs`` or ``AsyncEngineArgs``) of this
+        release accept the keywords?  ``{"ok": True}`` or ``{"ok": False, "stage":
+        "construct" | "engine_config", "error": "TypeError: ..."}``; ``model`` defaults to the
+        stand-in model.  ``LLM`` is not constructed: see ``keywords()`` in probe.py for what of
+        ``LLM.__init__`` is reproduced."""
+        return self._probe(release).ask({
+            "op": "keywords", "callee": callee, "kwargs": dict(kwargs),
+            "engine_config": bool(engine_config),
+        })
+
+    def keywords_many(
+        self, release: str, callee: str, cases: list[dict[str, Any]], engine_config: bool = False
+    ) -> list[dict[str, Any]]:
+        return [self.keywords(release, callee, kwargs, engine_config) for kwargs in cases]
+
+    def standin_model(self) -> str:
+        return str(self.info["model"])
 
     def close(self) -> None:
         for probe in self._probes.values():
