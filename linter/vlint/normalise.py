@@ -9,7 +9,9 @@ the first problem: every argument becomes an :class:`OptionUse` that rules inspe
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping, Sequence
+from functools import cache
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -80,7 +82,7 @@ class Resolution:
     parser: ParserSpec | None
     uses: list[OptionUse] = field(default_factory=list)
     keywords: list[tuple[Keyword, Mapping[str, Any] | None]] = field(default_factory=list)
-    settings: dict[str, Setting] = field(default_factory=dict)
+    settings: MutableMapping[str, Setting] = field(default_factory=dict)
     positionals: list[Token] = field(default_factory=list)
     unmatched: list[Token] = field(default_factory=list)
     rewrite_errors: list[RewriteError] = field(default_factory=list)
@@ -365,9 +367,17 @@ def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
 
 
 def _apply_defaults(resolution: Resolution, parser: ParserSpec) -> None:
+    # Written settings shadow the release's certain defaults, which are built once per parser.
+    resolution.settings = ChainMap(dict(resolution.settings), _parser_defaults(parser))
+
+
+@cache
+def _parser_defaults(parser: ParserSpec) -> dict[str, Setting]:
+    defaults: dict[str, Setting] = {}
     for option in parser.options:
-        if option.dest not in resolution.settings and option.default_known:
-            resolution.settings[option.dest] = Setting(option.default, None)
+        if option.default_known:
+            defaults.setdefault(option.dest, Setting(option.default, None))
+    return defaults
 
 
 # -- Python keyword arguments -----------------------------------------------------------------
@@ -376,20 +386,25 @@ def _apply_defaults(resolution: Resolution, parser: ParserSpec) -> None:
 def _resolve_keywords(invocation: Invocation, release: Release) -> Resolution:
     parser = release.parser("serve")
     resolution = Resolution(release, invocation, parser)
-    fields = release.engine_fields(invocation.callee or "LLM")
+    callee = invocation.callee or "LLM"
+    fields = release.engine_fields(callee)
     for keyword in invocation.keywords:
         name = keyword.name.text
         known = fields.get(name)
         resolution.keywords.append((keyword, known))
         if known is not None:
             resolution.settings[name] = Setting(keyword.value, keyword.value_span, keyword.literal)
-    if parser is not None:
-        for option in parser.options:
-            if option.dest in fields and option.dest not in resolution.settings:
-                engine_field = fields[option.dest]
-                if engine_field.get("default_known"):
-                    resolution.settings[option.dest] = Setting(engine_field.get("default"), None)
+    resolution.settings = ChainMap(dict(resolution.settings), _engine_defaults(release, callee))
     return resolution
+
+
+@cache
+def _engine_defaults(release: Release, callee: str) -> dict[str, Setting]:
+    return {
+        name: Setting(field.get("default"), None)
+        for name, field in release.engine_fields(callee).items()
+        if field.get("default_known")
+    }
 
 
 def number(setting: Setting | None) -> int | None:
