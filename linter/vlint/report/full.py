@@ -44,10 +44,16 @@ def render(report: Report) -> str:
         out.append("")
     errors, warnings, infos = (report.count(s) for s in ("error", "warning", "info"))
     targets = ", ".join(str(v) for v in sorted(report.targets))
-    out.append(
-        f"Found {len(report.findings)} problem(s) ({errors} error(s), {warnings} warning(s), "
-        f"{infos} info) in {report.files} file(s), {report.invocations} vLLM invocation(s); "
-        f"checked against vLLM {targets or 'none'}."
+    scope = (
+        f"{report.files} file(s), {report.invocations} vLLM invocation(s); checked against "
+        f"vLLM {targets or 'none'}"
     )
+    if report.findings:
+        out.append(
+            f"Found {len(report.findings)} problem(s) ({errors} error(s), {warnings} "
+            f"warning(s), {infos} info) in {scope}."
+        )
+    else:
+        out.append(f"All checks passed: {scope}.")
     out.extend(f"note: {note}" for note in report.notes)
     return "\n".join(out) + "\n"
