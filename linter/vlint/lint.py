@@ -127,8 +127,30 @@ def _releases_for(
             "--target-version to check it against a known release)"
         )
         return ()
+    pinned_by_project = _project_releases(invocation.path, report)
+    if pinned_by_project is not None:
+        return pinned_by_project
     report.defaulted_target = True
     return (catalog.newest(),)
+
+
+def _project_releases(path: str, report: Report) -> Sequence[Version] | None:
+    """The releases the project's own pins name (lock, requirements, pyproject), if any."""
+    from vlint.pins import pinned_specifier
+
+    specifier = pinned_specifier(path)
+    if specifier is None:
+        return None
+    try:
+        return catalog.resolve_target(specifier)
+    except catalog.UnknownTarget:
+        note = (
+            f"{path}: the project pins vllm{specifier}, which this catalog does not cover "
+            f"({catalog.known_range()}); not checked (pass --target-version to check it)"
+        )
+        if note not in report.notes:
+            report.notes.append(note)
+        return ()
 
 
 def check_invocation(invocation: Invocation, releases: Sequence[Version]) -> list[Finding]:

@@ -1,0 +1,84 @@
+"""Which releases an invocation is checked against: --target-version, then the image tag, then
+the project's pins (lock file, requirements, pyproject.toml), then the newest known release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vlint.lint import Settings, lint
+
+SCRIPT = "vllm serve m --max-num-seqs 8\n"
+COMPOSE = """services:
+  llm:
+    image: vllm/vllm-openai:v0.31.0
+    command: ["m", "--max-num-seqs", "8"]
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    return tmp_path
+
+
+def _targets(path: Path, target: str | None = None) -> list[str]:
+    report = lint([str(path)], Settings(target=target))
+    return [str(v) for v in sorted(report.targets)]
+
+
+def test_requirements_pin(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"requirements.txt": "torch\nvllm==0.31.0  # pinned\n",
+                               "deploy/run.sh": SCRIPT})
+    assert _targets(root / "deploy" / "run.sh") == ["0.31.0"]
+
+
+def test_requirements_range_checks_each_release(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"requirements-serve.txt": "vllm>=0.32,<0.34\n", "run.sh": SCRIPT})
+    assert _targets(root / "run.sh") == ["0.32.0", "0.33.0"]
+
+
+def test_lock_file_beats_requirements(tmp_path: Path) -> None:
+    lock = '[[package]]\nname = "vllm"\nversion = "0.32.0"\n'
+    root = _project(tmp_path, {"uv.lock": lock, "requirements.txt": "vllm==0.31.0\n",
+                               "run.sh": SCRIPT})
+    assert _targets(root / "run.sh") == ["0.32.0"]
+
+
+def test_pyproject_dependency(tmp_path: Path) -> None:
+    pyproject = '[project]\nname = "svc"\ndependencies = ["vllm==0.31.0", "click"]\n'
+    root = _project(tmp_path, {"pyproject.toml": pyproject, "run.sh": SCRIPT})
+    assert _targets(root / "run.sh") == ["0.31.0"]
+
+
+def test_nearest_folder_wins_and_search_stops_at_the_repository(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("vllm==0.31.0\n", "utf-8")
+    root = _project(tmp_path / "repo", {"a/requirements.txt": "vllm==0.32.0\n",
+                                        "a/run.sh": SCRIPT, "b/run.sh": SCRIPT})
+    assert _targets(root / "a" / "run.sh") == ["0.32.0"]
+    report = lint([str(root / "b" / "run.sh")], Settings())
+    assert report.defaulted_target  # the pin above the repository root is not the project's
+
+
+def test_unknown_pin_is_not_checked_against_another_release(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"requirements.txt": "vllm==0.10.1\n",
+                               "run.sh": "vllm serve m --max-num-seqz 8\n"})
+    report = lint([str(root / "run.sh")], Settings())
+    assert report.findings == []
+    assert any("pins vllm==0.10.1" in note for note in report.notes)
+
+
+def test_image_tag_beats_project_pin_and_the_cli_beats_both(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"requirements.txt": "vllm==0.33.0\n",
+                               "docker-compose.yml": COMPOSE})
+    assert _targets(root / "docker-compose.yml") == ["0.31.0"]
+    assert _targets(root / "docker-compose.yml", target="0.32.0") == ["0.32.0"]
+
+
+def test_no_pin_uses_the_newest_release_and_says_so(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"run.sh": SCRIPT})
+    report = lint([str(root / "run.sh")], Settings())
+    assert report.defaulted_target
+    assert report.notes[0].startswith("no target release given or pinned")
