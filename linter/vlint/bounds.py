@@ -12,17 +12,14 @@ import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-import vlint_rules
+from vlint.curated import document
 from vlint.model import Span
 from vlint.normalise import Resolution, Setting, number
-
-CURATED = Path(vlint_rules.__file__).parent / "curated" / "bounds.toml"
 
 OPERATORS: Mapping[str, Callable[[int, int], bool]] = {
     ">=": operator.ge,
@@ -49,13 +46,8 @@ class Bound:
         return f"{self.left} {self.op} {' * '.join(self.right)}"
 
 
-@cache
 def _document() -> Mapping[str, Any]:
-    # TOML, not YAML: the standard library reads it in about a millisecond, on every run.
-    import tomllib
-
-    with CURATED.open("rb") as handle:
-        return tomllib.load(handle)
+    return document("bounds")
 
 
 @cache

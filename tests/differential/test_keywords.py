@@ -9,6 +9,7 @@ keyword-argument cases is built from the generated catalog and by hand:
   in other releases, and names only another callee accepts;
 * strings with unit suffixes for integer settings (``max_model_len="16k"``) and for a string
   setting (``served_model_name="32k"``);
+* integer settings given digit-only strings (``max_num_seqs="256"``);
 * a few cross-field bound cases (``max_num_seqs=8, max_num_batched_tokens=4``).
 
 Each case is written as a tiny Python source and run through vlint's own extractor
@@ -31,6 +32,7 @@ import pytest
 from packaging.version import Version
 
 from vlint import catalog
+from vlint.curated import document
 from vlint.extract.python import extract
 from vlint.lint import check_invocation
 from vlint.model import Finding
@@ -67,7 +69,7 @@ NOT_COMPARABLE: dict[tuple[str, str, str], str] = {}
 class Case:
     name: str
     kwargs: dict[str, Any] = field(hash=False)
-    kind: str  # "name", "bogus", "other-release", "other-callee", "suffix", "bound"
+    kind: str  # name, bogus, other-release, other-callee, suffix, numeric-string, bound
 
 
 @dataclass
@@ -132,7 +134,22 @@ SUFFIX_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("max_num_batched_tokens='16K'", {"max_num_batched_tokens": "16K"}),
     ("max_num_seqs='1k'", {"max_num_seqs": "1k"}),
     ("served_model_name='32k'", {"served_model_name": "32k"}),
+    ("kv_cache_memory_bytes='8G'", {"kv_cache_memory_bytes": "8G"}),
+    ("seed='1k'", {"seed": "1k"}),
     ("max_model_len=16384", {"max_model_len": 16384}),
+)
+# Integer settings given digit-only strings (no suffix).  pydantic's lax mode turns "16384"
+# into 16384 when the config is validated, but EngineArgs does arithmetic on max_num_seqs /
+# max_num_batched_tokens first when the OTHER one is left unset
+# (_set_default_max_num_seqs_and_batched_tokens_args: min("256" * max_model_len, default) or
+# min(default, "8192") -> TypeError).
+NUMERIC_STRING_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("max_model_len='16384'", {"max_model_len": "16384"}),
+    ("max_num_seqs='256'", {"max_num_seqs": "256"}),
+    ("max_num_batched_tokens='8192'", {"max_num_batched_tokens": "8192"}),
+    ("max_num_seqs='256', max_num_batched_tokens='8192'",
+     {"max_num_seqs": "256", "max_num_batched_tokens": "8192"}),
+    ("gpu_memory_utilization='0.9'", {"gpu_memory_utilization": "0.9"}),
 )
 BOUND_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("VL302 violated", {"max_num_seqs": 8, "max_num_batched_tokens": 4}),
@@ -146,6 +163,16 @@ BOUND_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("VL304 violated", {"max_model_len": 1024, "max_num_seqs": 1,
                         "max_num_batched_tokens": 2048}),
 )
+
+
+def curated_cases() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Every entry of curated/keywords.toml, with and without the setting that avoids it."""
+    found = []
+    for fact in document("keywords")["string_breaks_defaults"]:
+        setting, other = fact["setting"], fact["unless_written"]
+        found.append((f"curated {setting}='8192' alone", {setting: "8192"}))
+        found.append((f"curated {setting}='8192' with {other}", {setting: "8192", other: 8192}))
+    return tuple(found)
 
 
 def cases_for(release: str, callee: str, model: str) -> list[Case]:
@@ -168,10 +195,11 @@ def cases_for(release: str, callee: str, model: str) -> list[Case]:
             value = sample_value(release, other, name, model)
             cases.append(Case(f"{name}={value!r}", {"model": model, name: value},
                               "other-callee"))
-    for label, values in (*SUFFIX_CASES, *BOUND_CASES):
-        if all(name in accepted for name in values):
-            kind = "suffix" if (label, values) in SUFFIX_CASES else "bound"
-            cases.append(Case(label, {"model": model, **values}, kind))
+    for kind, group in (("suffix", SUFFIX_CASES), ("numeric-string", NUMERIC_STRING_CASES),
+                        ("bound", BOUND_CASES), ("curated", curated_cases())):
+        for label, values in group:
+            if all(name in accepted for name in values):
+                cases.append(Case(label, {"model": model, **values}, kind))
     seen: set[str] = set()
     unique = []
     for case in cases:

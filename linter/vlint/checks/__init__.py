@@ -22,6 +22,7 @@ MODULES: Mapping[str, str] = {
     "VL203": "unit_suffix_unsupported",
     "VL204": "decimal_binary_suffix",
     "VL206": "boolean_flag_with_value",
+    "VL207": "numeric_string_keyword",
     "VL301": "batched_tokens_below_model_len",
     "VL302": "batched_tokens_below_max_num_seqs",
     "VL303": "active_seqs_above_max_num_seqs",
