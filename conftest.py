@@ -21,3 +21,10 @@ def pytest_addoption(parser: object) -> None:
         action="store_true",
         help="rewrite golden .out files and output snapshots from the current output",
     )
+
+
+def pytest_configure(config: object) -> None:
+    import os
+
+    # Under GitHub Actions vlint defaults to annotations; tests expect the terminal default.
+    os.environ.pop("GITHUB_ACTIONS", None)

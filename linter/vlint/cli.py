@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import click
 
-from vlint import __version__
+from vlint import __version__, cli_explain, outputs
+from vlint.config import ConfigError
 
-FORMATS = ("full", "concise", "json")
+FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...]:
@@ -28,15 +29,30 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
         click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True)),
         click.option("--target-version", metavar="TEXT",
                      help="A vLLM release (0.32.0) or a range (>=0.30,<0.33)."),
-        click.option("--output-format", type=click.Choice(FORMATS), default="full",
-                     show_default=True, help="How to print findings."),
+        click.option("--output-format", type=click.Choice(FORMATS), callback=outputs.format_option,
+                     help="How to print findings [default: github under GitHub Actions, else "
+                     "full]."),
+        click.option("--output", multiple=True, metavar="FORMAT:PATH",
+                     callback=outputs.output_option,
+                     help="Also write FORMAT to PATH, e.g. sarif:vlint.sarif (repeatable)."),
         click.option("--select", multiple=True, metavar="CODES",
                      help="Only these codes or code prefixes (comma-separated, repeatable)."),
         click.option("--ignore", multiple=True, metavar="CODES",
                      help="Drop these codes or code prefixes (comma-separated, repeatable)."),
+        click.option("--extend-select", multiple=True, metavar="CODES",
+                     help="Add these codes or prefixes to the selection (config's or --select)."),
+        click.option("--config", "config_path", metavar="PATH",
+                     type=click.Path(exists=True, dir_okay=False),
+                     help="Use this configuration file instead of searching for one."),
+        click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
         click.option("--stdin-filename", metavar="NAME",
                      help="The name to lint standard input as, when a path is '-'."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+        click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains."),
+        click.option("--unsafe-fixes", is_flag=True,
+                     help="With --fix or --diff, also apply unsafe fixes; alone, list them."),
+        click.option("--diff", is_flag=True,
+                     help="Print the fixes as a unified diff instead of writing them."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -48,12 +64,19 @@ def _run_check(
     paths: tuple[str, ...],
     target_version: str | None,
     output_format: str,
+    output: tuple[outputs.Output, ...],
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     stdin_filename: str | None,
     exit_zero: bool,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    diff: bool = False,
+    extend_select: tuple[str, ...] = (),
+    config_path: str | None = None,
+    isolated: bool = False,
 ) -> None:
-    from vlint import catalog
+    from vlint import catalog, config
     from vlint.lint import Settings, lint
     from vlint.report import renderer
 
@@ -65,30 +88,48 @@ def _run_check(
                 f"unknown --target-version {target_version!r}: vlint knows vLLM "
                 f"{catalog.known_range()}"
             ) from None
+    if config_path is not None and isolated:
+        raise click.UsageError("--config and --isolated cannot be combined")
+    named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]
+    loaded = config.for_run(named, config_path, isolated)
     stdin_text = sys.stdin.read() if "-" in paths else None
-    settings = Settings(
+    settings = config.merge(loaded, Settings(
         target=target_version,
         select=_codes(select),
         ignore=_codes(ignore),
         stdin_text=stdin_text,
         stdin_filename=stdin_filename,
-    )
+        extend_select=_codes(extend_select),
+    ))
     report = lint(list(paths) or ["."], settings)
+    fixed = None
+    if fix or diff:
+        from vlint.cli_fix import apply_or_diff
+
+        report, fixed = apply_or_diff(list(paths) or ["."], settings, report, unsafe_fixes, diff)
     click.echo(renderer(output_format).render(report), nl=False)
+    outputs.write_outputs(report, output)
     if output_format != "full":
         for note in report.notes:
             click.echo(f"note: {note}", err=True)
-    raise SystemExit(0 if exit_zero or not report.failed() else 1)
+    if fixed is not None or unsafe_fixes:
+        from vlint.cli_fix import summarise
+
+        summarise(report, fixed, unsafe_fixes, to_stderr=output_format != "full")
+    threshold = loaded.fail_on if loaded is not None else "warning"
+    raise SystemExit(0 if exit_zero or not report.failed(threshold) else 1)
 
 
 check_command = click.command("check")(_run_check)
 _group.add_command(check_command)
+for _command in cli_explain.COMMANDS:
+    _group.add_command(_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run vlint; ``vlint PATHS`` and ``vlint check PATHS`` are the same command."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"check"}
+    commands = {"check", *(command.name for command in cli_explain.COMMANDS)}
     if not args or (args[0] not in commands and args[0] not in ("--version", "-h", "--help")):
         args = ["check", *args]
     try:
@@ -97,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return done.exit_code
     except click.ClickException as error:
         error.show()
+        return 2
+    except ConfigError as error:
+        click.echo(str(error), err=True)
         return 2
     except click.Abort:
         return 2

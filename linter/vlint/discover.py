@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from vlint.globs import PathMatcher
+
 ALWAYS_EXCLUDED = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
      ".pytest_cache", ".ruff_cache", ".tox", ".nox", "site-packages"}
@@ -58,22 +60,29 @@ def kind_of(path: str, data: bytes) -> str | None:
     return None
 
 
-def walk(paths: Sequence[str]) -> Iterator[str]:
-    """Every regular file under ``paths``, sorted, skipping VCS and environment folders."""
+def walk(paths: Sequence[str], excluded: PathMatcher | None = None) -> Iterator[str]:
+    """Every regular file under ``paths``, sorted, skipping VCS and environment folders.
+
+    ``excluded`` (the configuration's ``exclude``) drops files and folders, named ones too, so
+    that a pre-commit hook passing file names honours it.
+    """
+    skip = excluded or (lambda path, is_dir: False)
     for given in paths:
         root = Path(given)
         if root.is_file():
-            yield given
+            if not skip(root, False):
+                yield given
             continue
         ignored = _gitignore(root)
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(
                 d for d in dirs
                 if d not in ALWAYS_EXCLUDED and not _ignored(ignored, root, Path(folder, d), True)
+                and not skip(Path(folder, d), True)
             )
             for name in sorted(files):
                 path = Path(folder, name)
-                if not _ignored(ignored, root, path, False):
+                if not _ignored(ignored, root, path, False) and not skip(path, False):
                     yield str(path)
 
 

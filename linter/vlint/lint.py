@@ -18,6 +18,12 @@ class Settings:
     ignore: tuple[str, ...] = ()
     stdin_text: str | None = None
     stdin_filename: str | None = None
+    extend_select: tuple[str, ...] = ()
+    # Globs (per-file-ignores, exclude) are relative to config_dir, the config file's folder.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    config_dir: str | None = None
 
 
 @dataclass
@@ -40,10 +46,12 @@ class Report:
 def lint(paths: Sequence[str], settings: Settings) -> Report:
     """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``)."""
     from vlint.discover import kind_of, prefilter
+    from vlint.filtering import filter_findings
+    from vlint.suppress import mentions
 
     user_target = catalog.resolve_target(settings.target) if settings.target else None
     report = Report()
-    for path in _expand(paths):
+    for path in _expand(paths, settings):
         if path == "-":
             name = settings.stdin_filename or "-"
             data = (settings.stdin_text or "").encode("utf-8")
@@ -67,10 +75,12 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
             report.notes.append(f"{name}: skipped (not UTF-8)")
             continue
         found = lint_text(name, kind, text, user_target, report)
-        if found:
+        # A file without findings still reaches the filter stage if a suppression in it may be
+        # unused.
+        if found or mentions(text):
             report.sources[name] = text
             report.findings.extend(found)
-    report.findings = _select(report.findings, settings)
+    report.findings = filter_findings(report.findings, report.sources, settings)
     report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     if user_target is None and not report.targets:
         report.targets.add(catalog.newest())
@@ -83,14 +93,16 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     return report
 
 
-def _expand(paths: Sequence[str]) -> Iterable[str]:
+def _expand(paths: Sequence[str], settings: Settings) -> Iterable[str]:
     from vlint.discover import walk
+    from vlint.globs import matcher
 
+    excluded = matcher(settings.config_dir or ".", settings.exclude) if settings.exclude else None
     for path in paths:
         if path == "-":
             yield path
         else:
-            yield from walk([path])
+            yield from walk([path], excluded)
 
 
 def lint_text(
@@ -101,13 +113,14 @@ def lint_text(
     report: Report,
 ) -> list[Finding]:
     from vlint.extract import extractor
+    from vlint.fix import agreed_fixes
 
     findings: list[Finding] = []
     for invocation in extractor(kind).extract(path, text):
         report.invocations += 1
         releases = _releases_for(invocation, user_target, report)
         report.targets.update(releases)
-        findings.extend(check_invocation(invocation, releases))
+        findings.extend(agreed_fixes(check_invocation(invocation, releases), releases))
     return _merge(findings)
 
 
@@ -210,15 +223,3 @@ def _release_list(versions: Sequence[str]) -> str:
         return f"{versions[0]} to {versions[-1]}"
     return ", ".join(versions)
 
-
-def _matches(code: str, prefixes: Iterable[str]) -> bool:
-    return any(prefix == "ALL" or code.startswith(prefix) for prefix in prefixes)
-
-
-def _select(findings: list[Finding], settings: Settings) -> list[Finding]:
-    return [
-        f
-        for f in findings
-        if (not settings.select or _matches(f.code, settings.select))
-        and not _matches(f.code, settings.ignore)
-    ]

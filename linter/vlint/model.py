@@ -147,6 +147,12 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """A problem at ``span``.
+
+    ``fix`` is the preferred fix (the one the output shows); ``alternative`` is an unsafe fix
+    that ``--unsafe-fixes`` applies instead (``16k`` -> ``16384`` where ``fix`` writes 16000).
+    """
+
     code: str
     name: str
     severity: Severity
@@ -156,3 +162,4 @@ class Finding:
     span: Span
     vllm_versions: tuple[str, ...] = ()
     fix: Fix | None = None
+    alternative: Fix | None = None

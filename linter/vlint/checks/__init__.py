@@ -10,6 +10,7 @@ from typing import cast
 from vlint.checks.base import RuleModule
 
 MODULES: Mapping[str, str] = {
+    "VL001": "unused_suppression",
     "VL101": "unknown_flag",
     "VL102": "flag_not_yet_available",
     "VL103": "removed_flag",

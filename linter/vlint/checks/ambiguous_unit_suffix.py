@@ -46,14 +46,18 @@ def check(context: Context) -> Iterator[Finding]:
         if not accepts_suffixes(typespec) or not isinstance(parsed.value, int):
             continue
         binary = match["suffix"].upper()
+        power_of_two = _binary_value(match["number"], binary)
         yield context.finding(
             RULE,
             value.span,
             f"'{value.text}' is {parsed.value:,} (decimal '{match['suffix']}'), not "
-            f"{_binary_value(match['number'], binary):,}",
+            f"{power_of_two:,}",
             f"write '{parsed.value}' if decimal is meant, or '{match['number']}{binary}' for "
             "the power of two",
             fix=Fix(f"write {parsed.value}", (Edit(value.span, str(parsed.value)),), safe=True),
+            alternative=Fix(
+                f"write {power_of_two}", (Edit(value.span, str(power_of_two)),), safe=False
+            ),
         )
 
 

@@ -54,6 +54,7 @@ class Context:
         *,
         severity: Severity | None = None,
         fix: Fix | None = None,
+        alternative: Fix | None = None,
     ) -> Finding:
         return Finding(
             code=rule.code,
@@ -65,6 +66,7 @@ class Context:
             span=span,
             vllm_versions=(self.release,),
             fix=fix,
+            alternative=alternative,
         )
 
 

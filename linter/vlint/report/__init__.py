@@ -16,7 +16,9 @@ class Renderer(Protocol):
 RENDERERS: Mapping[str, str] = {
     "concise": "vlint.report.concise",
     "full": "vlint.report.full",
+    "github": "vlint.report.github",
     "json": "vlint.report.json_output",
+    "sarif": "vlint.report.sarif",
 }
 
 

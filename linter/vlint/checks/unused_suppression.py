@@ -1,0 +1,38 @@
+"""What it does
+    Reports a ``# vlint: ignore[...]`` (or ``<!-- vlint: ignore[...] -->``, ``ignore-file``,
+    or the ``vlint.dev/ignore`` annotation) that suppresses nothing.
+
+Why is this bad?
+    A suppression outlives the problem it hid: after the flag is fixed or the release changes,
+    the comment stays and would silently hide the next, different problem on that line.
+
+Example
+    ``vllm serve m --max-num-batched-tokens 16384  # vlint: ignore[VL202]``
+
+Use instead
+    ``vllm serve m --max-num-batched-tokens 16384``
+
+Fix safety
+    No automatic fix yet.
+
+vLLM releases
+    All.  A suppression for a code that is not selected for the file is not reported.
+
+References
+    The Suppressions section of vlint's README.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.model import Finding
+
+RULE = Rule(code="VL001", name="unused-suppression", severity="warning", since="0.1.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    """Nothing per invocation: whether a suppression was used is only known once every finding
+    of the file exists, so the filter stage (``vlint.suppress.apply``) reports this rule."""
+    return iter(())

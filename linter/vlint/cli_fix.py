@@ -1,0 +1,52 @@
+"""The command line's side of fixing: ``--fix``, ``--unsafe-fixes`` and ``--diff``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from vlint.fix import Change, plan, unified_diff, write
+from vlint.lint import Report, Settings, lint
+
+
+def apply_or_diff(
+    paths: Sequence[str], settings: Settings, report: Report, unsafe: bool, diff: bool
+) -> tuple[Report, list[Change]]:
+    """Write the fixes and re-lint; with ``diff``, print them and exit (1 if any)."""
+    changes = plan(report, settings, unsafe)
+    if diff:
+        click.echo("".join(unified_diff(change) for change in changes), nl=False)
+        count = sum(change.fixes for change in changes)
+        click.echo(f"Would apply {count} fix(es) to {len(changes)} file(s).", err=True)
+        raise SystemExit(1 if changes else 0)
+    written = [change for change in changes if write(change)]
+    if written:
+        report = lint(paths, settings)
+    for change in changes:
+        if change not in written:
+            report.notes.append(
+                f"{change.path}: changed on disk while vlint was fixing it; left as it is"
+            )
+    return report, written
+
+
+def summarise(report: Report, fixed: list[Change] | None, unsafe: bool, to_stderr: bool) -> None:
+    """Say how many fixes were applied, or (``--unsafe-fixes`` alone) which are available."""
+    lines: list[str] = []
+    if fixed is not None:
+        count = sum(change.fixes for change in fixed)
+        lines.append(f"Applied {count} fix(es) to {len(fixed)} file(s).")
+    elif unsafe:
+        for finding in report.findings:
+            offered = finding.alternative
+            if offered is None and finding.fix is not None and not finding.fix.safe:
+                offered = finding.fix
+            if offered is not None:
+                start = finding.span.start
+                lines.append(
+                    f"{finding.path}:{start.line}:{start.column}: {finding.code} unsafe fix "
+                    f"available with --fix --unsafe-fixes: {offered.description}"
+                )
+    for line in lines:
+        click.echo(line, err=to_stderr)

@@ -1,0 +1,190 @@
+"""Fixes: which edits apply, applying them to text, and writing the fixed files safely.
+
+An edit replaces the exact characters at its span in the original file, so everything around
+it — YAML layout, shell quoting and continuations, Python formatting, comments — stays as written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from packaging.version import Version
+
+from vlint.lint import Report, Settings, lint
+from vlint.model import Finding, Fix, Pos, Span
+
+# Fixing, re-linting and fixing again settles edits that overlapped in an earlier round.
+MAX_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class Change:
+    """A file's text as read and as fixed, and how many fixes made the difference."""
+
+    path: str
+    before: bytes
+    after: str
+    fixes: int
+
+
+def agreed_fixes(findings: Sequence[Finding], releases: Sequence[Version]) -> list[Finding]:
+    """Keep a fix only where every targeted release's finding offers the same one.
+
+    ``findings`` are one invocation's, checked release by release against ``releases``.
+    """
+    wanted = {str(release) for release in releases}
+    groups: dict[tuple[str, Span], list[Finding]] = {}
+    for finding in findings:
+        groups.setdefault((finding.code, finding.span), []).append(finding)
+    agreed: list[Finding] = []
+    for finding in findings:
+        group = groups[(finding.code, finding.span)]
+        covered = {v for member in group for v in member.vllm_versions} == wanted
+        fix = finding.fix if covered and all(m.fix == finding.fix for m in group) else None
+        alternative = finding.alternative
+        if not covered or any(m.alternative != alternative for m in group):
+            alternative = None
+        agreed.append(replace(finding, fix=fix, alternative=alternative))
+    return agreed
+
+
+def chosen(finding: Finding, unsafe: bool) -> Fix | None:
+    """The fix to apply: the unsafe alternative if allowed, else a safe (or allowed) fix."""
+    if unsafe and finding.alternative is not None:
+        return finding.alternative
+    if finding.fix is None or not (finding.fix.safe or unsafe):
+        return None
+    return finding.fix
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    index = text.find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def _offset(starts: Sequence[int], text: str, pos: Pos) -> int:
+    if not 1 <= pos.line <= len(starts):
+        raise ValueError(f"line {pos.line} is outside the text")
+    offset = starts[pos.line - 1] + pos.column - 1
+    line_end = starts[pos.line] if pos.line < len(starts) else len(text)
+    if pos.column < 1 or offset > line_end:
+        raise ValueError(f"column {pos.column} is outside line {pos.line}")
+    return offset
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    # Two insertions at one point conflict too: their order would be arbitrary.
+    return a[0] < b[1] and b[0] < a[1] or a[0] == b[0]
+
+
+def apply_fixes(text: str, fixes: Iterable[Fix]) -> tuple[str, int]:
+    """``text`` with each fix applied unless it overlaps one before it; and how many applied.
+
+    Fixes are taken in the order of their first edit; an overlapping one is skipped whole (a
+    later round, after re-linting, can still apply it).  Edits are applied from the end back,
+    so every span stays valid in the original text.
+    """
+    starts = _line_starts(text)
+    taken: list[tuple[int, int, str]] = []
+    applied = 0
+    for fix in sorted(fixes, key=lambda f: min((e.span.start for e in f.edits), default=Pos(0, 0))):
+        try:
+            edits = [
+                (_offset(starts, text, e.span.start), _offset(starts, text, e.span.end),
+                 e.replacement)
+                for e in fix.edits
+            ]
+        except ValueError:
+            continue
+        edits = [e for e in edits if text[e[0] : e[1]] != e[2]]
+        if not edits or _conflicts(edits, taken):
+            continue
+        taken.extend(edits)
+        applied += 1
+    for start, end, replacement in sorted(taken, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text, applied
+
+
+def _conflicts(edits: list[tuple[int, int, str]], taken: list[tuple[int, int, str]]) -> bool:
+    ranges = [(start, end) for start, end, _ in edits]
+    others = [(start, end) for start, end, _ in taken]
+    if any(_overlaps(a, b) for i, a in enumerate(ranges) for b in ranges[i + 1 :]):
+        return True
+    return any(_overlaps(a, b) for a in ranges for b in others)
+
+
+def plan(report: Report, settings: Settings, unsafe: bool) -> list[Change]:
+    """The change fixing would make to each file of ``report``, settled over a few rounds."""
+    # Standard input has no file to write back to.
+    stdin_name = (settings.stdin_filename or "-") if settings.stdin_text is not None else None
+    by_path: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        if finding.path != stdin_name and finding.path in report.sources:
+            by_path.setdefault(finding.path, []).append(finding)
+    changes: list[Change] = []
+    for path, findings in by_path.items():
+        source = report.sources[path]
+        after, fixes = _settle(path, source, findings, settings, unsafe)
+        if fixes and after != source:
+            changes.append(Change(path, source.encode("utf-8"), after, fixes))
+    return changes
+
+
+def _settle(
+    path: str, text: str, findings: list[Finding], settings: Settings, unsafe: bool
+) -> tuple[str, int]:
+    total = 0
+    for _ in range(MAX_ROUNDS):
+        fixes = [fix for finding in findings if (fix := chosen(finding, unsafe)) is not None]
+        text, applied = apply_fixes(text, fixes)
+        if not applied:
+            break
+        total += applied
+        again = replace(settings, stdin_text=text, stdin_filename=path)
+        findings = [f for f in lint(["-"], again).findings if f.path == path]
+    return text, total
+
+
+def write(change: Change) -> bool:
+    """Replace the file atomically with the fixed text; False if it changed since it was read."""
+    target = os.path.realpath(change.path)
+    try:
+        with open(target, "rb") as handle:
+            if handle.read() != change.before:
+                return False
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return False
+    folder, name = os.path.split(target)
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".vlint")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(change.after.encode("utf-8"))
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return True
+
+
+def unified_diff(change: Change) -> str:
+    """The change as a unified diff (``a/PATH`` -> ``b/PATH``), as ``git apply`` reads it."""
+    before = change.before.decode("utf-8").splitlines(keepends=True)
+    after = change.after.splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{change.path}", f"b/{change.path}")
+    return "".join(
+        line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+        for line in lines
+    )

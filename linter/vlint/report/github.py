@@ -1,0 +1,37 @@
+"""GitHub Actions workflow commands (``::error file=...::message``) that annotate pull requests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from vlint.lint import Report
+from vlint.model import Finding
+
+COMMANDS: Mapping[str, str] = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding) -> str:
+    start, end = finding.span.start, finding.span.end
+    properties = {
+        "file": finding.path.replace("\\", "/"),
+        "line": str(start.line),
+        "col": str(start.column),
+        "endLine": str(end.line),
+        "endColumn": str(end.column),
+        "title": f"{finding.code} {finding.name}",
+    }
+    written = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    message = escape_data(f"{finding.message}\nhelp: {finding.help}")
+    return f"::{COMMANDS[finding.severity]} {written}::{message}"
+
+
+def render(report: Report) -> str:
+    return "".join(annotation(finding) + "\n" for finding in report.findings)

@@ -1,0 +1,133 @@
+"""SARIF 2.1.0 for code scanning: rule metadata, exact regions and stable fingerprints.
+
+A fingerprint hashes the rule, the path, the offending source text and which occurrence of that
+text in the file it is — never line numbers — so a finding keeps its identity when lines above
+it move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from vlint import __version__
+from vlint.checks import all_rules
+from vlint.checks.base import RuleModule
+from vlint.docs import documentation, help_uri, summary
+from vlint.lint import Report
+from vlint.model import Finding, Span
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/vlint/vlint"
+FINGERPRINT_KEY = "vlint/v1"
+LEVELS: Mapping[str, str] = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _rule(module: RuleModule) -> dict[str, Any]:
+    rule = module.RULE
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.name},
+        "fullDescription": {"text": summary(module)},
+        "help": {"text": documentation(module)},
+        "helpUri": help_uri(rule.code),
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"since": rule.since, "fix": rule.fix},
+    }
+
+
+def uri(path: str) -> str:
+    """A relative POSIX URI reference for ``path`` (relative to the working directory)."""
+    if os.path.isabs(path):
+        try:
+            path = os.path.relpath(path)
+        except ValueError:
+            return PurePath(path).as_uri()
+    return quote(PurePath(path).as_posix())
+
+
+def span_text(source: str | None, span: Span) -> str:
+    """The text ``span`` covers in ``source`` (empty when the source is not known)."""
+    if source is None:
+        return ""
+    lines = source.split("\n")
+    start, end = span.start, span.end
+    if not 1 <= start.line <= end.line <= len(lines):
+        return ""
+    if start.line == end.line:
+        return lines[start.line - 1][start.column - 1 : end.column - 1]
+    first = lines[start.line - 1][start.column - 1 :]
+    last = lines[end.line - 1][: end.column - 1]
+    return "\n".join([first, *lines[start.line : end.line - 1], last])
+
+
+def fingerprints(report: Report) -> list[str]:
+    """One stable fingerprint per finding, in ``report.findings`` order."""
+    seen: dict[tuple[str, str, str], int] = {}
+    prints: list[str] = []
+    for finding in report.findings:
+        text = span_text(report.sources.get(finding.path), finding.span)
+        key = (finding.code, uri(finding.path), text)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        material = "\0".join((*key, str(occurrence)))
+        prints.append(hashlib.sha256(material.encode("utf-8")).hexdigest()[:32])
+    return prints
+
+
+def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, Any]:
+    start, end = finding.span.start, finding.span.end
+    rule: dict[str, Any] = {"ruleId": finding.code}
+    if index is not None:
+        rule["ruleIndex"] = index
+    return {
+        **rule,
+        "level": LEVELS[finding.severity],
+        "message": {"text": f"{finding.message} (help: {finding.help})"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri(finding.path)},
+                    "region": {
+                        "startLine": start.line,
+                        "startColumn": start.column,
+                        "endLine": end.line,
+                        "endColumn": end.column,
+                    },
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        "properties": {"vllm_versions": list(finding.vllm_versions)},
+    }
+
+
+def render(report: Report) -> str:
+    modules = all_rules()
+    indices = {module.RULE.code: i for i, module in enumerate(modules)}
+    results = [
+        _result(finding, indices.get(finding.code), fingerprint)
+        for finding, fingerprint in zip(report.findings, fingerprints(report), strict=True)
+    ]
+    run = {
+        "tool": {
+            "driver": {
+                "name": "vlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(module) for module in modules],
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "properties": {"targets": [str(v) for v in sorted(report.targets)]},
+    }
+    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2) + "\n"

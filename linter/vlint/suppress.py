@@ -1,0 +1,181 @@
+"""Inline suppressions, and the unused ones reported as VL001 (unused-suppression).
+
+Forms (codes are codes or prefixes, comma-separated; a bare form means every code):
+
+- ``# vlint: ignore[VL202,VL105] reason`` or ``<!-- vlint: ignore[VL202] -->``: the line it is
+  on, and the next line too when the comment is alone on its line;
+- ``# vlint: ignore-file[VL202]`` or ``<!-- vlint: ignore-file[...] -->``, anywhere: the file;
+- ``vlint.dev/ignore: "VL202,VL105"`` in a YAML document's ``metadata.annotations``: the lines
+  of that document (a Kubernetes resource).
+
+Comments are found by a plain scan of the lines, not by each language's parser: the forms are
+the same in every language with ``#`` comments, at the price that ``# vlint: ignore`` inside a
+shell or YAML string also counts.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vlint.model import Finding, Pos, Span, line_locator
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import ScalarNode
+
+    from vlint.extract.yamlpos import SourceIndex
+
+ANNOTATION = "vlint.dev/ignore"
+_DIRECTIVE = re.compile(
+    r"(?:#|<!--)[ \t]*vlint:[ \t]*(?P<kind>ignore-file|ignore)(?![\w-])"
+    r"(?:\[(?P<codes>[^\]\n]*)\])?"
+)
+_CODE = re.compile(r"VL\d{1,3}")
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class Entry:
+    code: str  # "" for every code
+    span: Span
+
+
+@dataclass(frozen=True)
+class Directive:
+    entries: tuple[Entry, ...]
+    first_line: int
+    last_line: int
+
+    def matching(self, finding: Finding) -> Iterator[int]:
+        """The entries that suppress ``finding``."""
+        if self.first_line <= finding.span.start.line <= self.last_line:
+            for index, entry in enumerate(self.entries):
+                if finding.code.startswith(entry.code):
+                    yield index
+
+
+def mentions(text: str) -> bool:
+    """Whether ``text`` may hold a suppression (its text must then reach the filter stage)."""
+    return "vlint" in text
+
+
+def directives(path: str, text: str) -> list[Directive]:
+    found = _comment_directives(text)
+    if path.endswith(_YAML_SUFFIXES) and ANNOTATION in text:
+        found.extend(annotation_directives(text))
+    return found
+
+
+def _comment_directives(text: str) -> list[Directive]:
+    if "vlint:" not in text:
+        return []
+    locate = line_locator(text)
+    found = []
+    for match in _DIRECTIVE.finditer(text):
+        line = locate(match.start()).line
+        entries = _comment_entries(match, locate)
+        if not entries:
+            continue
+        if match["kind"] == "ignore-file":
+            found.append(Directive(entries, 1, sys.maxsize))
+            continue
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        alone = not text[line_start : match.start()].strip()
+        found.append(Directive(entries, line, line + 1 if alone else line))
+    return found
+
+
+def _comment_entries(match: re.Match[str], locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
+    if match["codes"] is None:
+        start, end = match.span("kind")
+        return (Entry("", Span(locate(start), locate(end))),)
+    return _codes_in(match["codes"], match.start("codes"), locate)
+
+
+def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
+    entries = []
+    for code in re.finditer(r"[^,\s]+", written):
+        if _CODE.fullmatch(code[0].upper()):
+            start, end = offset + code.start(), offset + code.end()
+            entries.append(Entry(code[0].upper(), Span(locate(start), locate(end))))
+    return tuple(entries)
+
+
+def annotation_directives(text: str) -> list[Directive]:
+    """One directive per YAML document whose ``metadata.annotations`` has ``vlint.dev/ignore``,
+    covering the lines of that document."""
+    from vlint.extract.yamlpos import SourceIndex, compose_documents, is_scalar, mapping_get
+
+    documents = compose_documents(text) or []
+    source = SourceIndex(text)
+    found = []
+    for document in documents:
+        metadata = mapping_get(document, "metadata")
+        annotations = mapping_get(metadata, "annotations") if metadata is not None else None
+        value = mapping_get(annotations, ANNOTATION) if annotations is not None else None
+        if value is None or not is_scalar(value):
+            continue
+        entries = _annotation_entries(source, value)
+        if entries:
+            first, last = document.start_mark.line + 1, document.end_mark.line + 1
+            found.append(Directive(entries, first, last))
+    return found
+
+
+def _annotation_entries(source: SourceIndex, value: ScalarNode) -> tuple[Entry, ...]:
+    from vlint.extract.yamlpos import scalar_positions, scalar_value
+
+    positions = scalar_positions(source, value)
+    written = scalar_value(value)
+
+    def locate(offset: int) -> Pos:
+        return positions[offset]
+
+    return _codes_in(written, 0, locate)
+
+
+Selected = Callable[[str, str], bool]
+
+
+def apply(
+    findings: list[Finding], sources: Mapping[str, str], selected: Selected
+) -> list[Finding]:
+    """The findings no suppression covers, plus a VL001 for every suppression entry that
+    covered nothing, unless its code is not selected for that file anyway."""
+    by_path = {path: directives(path, text) for path, text in sources.items()}
+    used: set[tuple[str, int, int]] = set()
+    kept = []
+    for finding in findings:
+        hits = [
+            (finding.path, number, index)
+            for number, directive in enumerate(by_path.get(finding.path, ()))
+            for index in directive.matching(finding)
+        ]
+        used.update(hits)
+        if not hits:
+            kept.append(finding)
+    for path, found in by_path.items():
+        for number, directive in enumerate(found):
+            for index, entry in enumerate(directive.entries):
+                checked = not entry.code or selected(path, entry.code)
+                if checked and (path, number, index) not in used:
+                    kept.append(_unused(path, entry))
+    return kept
+
+
+def _unused(path: str, entry: Entry) -> Finding:
+    from vlint.checks.unused_suppression import RULE
+
+    what = f"'{entry.code}'" if entry.code else "every code"
+    return Finding(
+        code=RULE.code,
+        name=RULE.name,
+        severity=RULE.severity,
+        message=f"unused suppression for {what}",
+        help="remove it: no finding it covers is reported here",
+        path=path,
+        span=entry.span,
+    )

@@ -1,0 +1,109 @@
+"""The pre-commit hooks, run by real ``pre-commit try-repo`` against a copy of this repository.
+
+try-repo needs the hook repository to be a git repository with the hooks committed, so the test
+commits a copy of the working tree (committed or not) in a temporary folder; pre-commit then
+builds its own virtual environment and pip-installs vlint from that copy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).parent.parent
+BAD = "#!/bin/sh\nvllm serve my-model --max-num-batched-tokens 16k\n"
+GOOD = "#!/bin/sh\nvllm serve my-model --max-num-batched-tokens 16000\n"
+
+
+def _hooks() -> dict[str, dict[str, object]]:
+    hooks = YAML(typ="safe", pure=True).load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    return {hook["id"]: hook for hook in hooks}
+
+
+@pytest.mark.parametrize(
+    ("name", "covered"),
+    [("run.sh", True), ("deploy/launch.py", True), ("compose.yaml", True), ("k8s/vllm.yml", True),
+     ("Dockerfile", True), ("docker/Dockerfile.gpu", True), ("serve.dockerfile", True),
+     ("docs/README.md", True), ("vllm.service", True), ("job.sbatch", True), ("bin/serve", True),
+     ("notes.txt", False), ("pyproject.toml", False), ("logo.png", False)],
+)
+def test_the_hooks_file_filter_covers_every_input_kind(name: str, covered: bool) -> None:
+    for hook in _hooks().values():
+        assert bool(re.search(str(hook["files"]), name)) is covered
+        assert hook["types"] == ["text"]
+
+
+def test_the_fix_hook_fixes() -> None:
+    hooks = _hooks()
+    assert set(hooks) == {"vlint", "vlint-fix"}
+    assert hooks["vlint-fix"]["args"] == ["--fix"] and "args" not in hooks["vlint"]
+
+
+def _environment(home: Path) -> dict[str, str]:
+    # A git hook's GIT_DIR or GIT_INDEX_FILE would point these commands at the wrong repository.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    identity = {"GIT_AUTHOR_NAME": "vlint", "GIT_AUTHOR_EMAIL": "vlint@example.invalid"}
+    identity |= {"GIT_COMMITTER_NAME": "vlint", "GIT_COMMITTER_EMAIL": "vlint@example.invalid"}
+    return env | identity | {
+        "HOME": str(home), "PRE_COMMIT_HOME": str(home / "pre-commit"), "GIT_CONFIG_NOSYSTEM": "1",
+    }
+
+
+def _git(folder: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(["git", *args], cwd=folder, env=env, check=True, capture_output=True)
+
+
+def _working_tree_copy(destination: Path, env: dict[str, str]) -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode("utf-8").split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    _git(destination, env, "init", "-q")
+    _git(destination, env, "add", "-A")
+    _git(destination, env, "commit", "-q", "-m", "vlint under test")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_try_repo_fails_a_bad_file_and_passes_a_good_one(tmp_path: Path) -> None:
+    pytest.importorskip("pre_commit")
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs this repository's git checkout to list its files")
+    env = _environment(tmp_path / "home")
+    hooks, project = tmp_path / "vlint", tmp_path / "project"
+    hooks.mkdir()
+    project.mkdir()
+    _working_tree_copy(hooks, env)
+    (project / "bad.sh").write_text(BAD, "utf-8")
+    (project / "good.sh").write_text(GOOD, "utf-8")
+    _git(project, env, "init", "-q")
+    _git(project, env, "add", "-A")
+
+    def try_repo(hook: str, name: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), hook, "--verbose",
+                   "--files", name]
+        return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                              timeout=600)
+
+    bad = try_repo("vlint", "bad.sh")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "bad.sh:2:46: VL202 [warning] '16k' is 16,000" in bad.stdout
+    good = try_repo("vlint", "good.sh")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "Passed" in good.stdout
+
+    fixed = try_repo("vlint-fix", "bad.sh")
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "files were modified by this hook" in fixed.stdout
+    assert (project / "bad.sh").read_text("utf-8") == GOOD
