@@ -73,6 +73,12 @@ PAIRS = [
     ("VL206-python-argv", "launch.py",
      SUBPROCESS.format('"--enable-prefix-caching=off"'),
      SUBPROCESS.format('"--disable-prefix-caching"'), []),
+    ("VL104-unsafe-shell-continuation", "serve.sh",
+     "vllm serve m \\\n  --disable-cascade-attn \\\n  --port 8000\n",
+     "vllm serve m \\\n  --port 8000\n", ["--unsafe-fixes"]),
+    ("VL104-unsafe-shell-with-value", "serve.sh",
+     "vllm serve m --no-disable-cascade-attn --max-num-seqs 8  # tuned\n",
+     "vllm serve m --max-num-seqs 8  # tuned\n", ["--unsafe-fixes"]),
     # Overlapping edits: the expansion and the boolean fix both rewrite the same word; the
     # first applies, and the second round applies the boolean fix to the expanded word.
     ("overlap-VL105-VL206", "serve.sh",
@@ -87,6 +93,7 @@ NOOPS = [
     ("VL202-python", "launch.py", SUBPROCESS.format('"--max-model-len", "16384"')),
     ("VL105", "serve.sh", "vllm serve m --max-model-len 4096\n"),
     ("VL206", "serve.sh", "vllm serve m --disable-chunked-prefill --enable-prefix-caching\n"),
+    ("VL104", "serve.sh", "vllm serve m --max-num-seqs 8\n"),
 ]
 
 

@@ -35,6 +35,7 @@ class OptionSpec:
     default: Any
     default_known: bool
     deprecated: str | None
+    deprecated_warning: str | None = None
     negative_strings: frozenset[str] | None = None
     hidden: frozenset[str] = frozenset()
 
@@ -159,6 +160,7 @@ def _option(data: Mapping[str, Any]) -> OptionSpec:
         default=data.get("default"),
         default_known=bool(data.get("default_known", False)),
         deprecated=(deprecated.get("message") or "deprecated") if deprecated else None,
+        deprecated_warning=deprecated.get("warning") if deprecated else None,
         hidden=frozenset(data.get("hidden") or ()),
         negative_strings=(
             frozenset(data["negative_strings"]) if data.get("negative_strings") is not None

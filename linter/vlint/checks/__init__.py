@@ -14,6 +14,7 @@ MODULES: Mapping[str, str] = {
     "VL101": "unknown_flag",
     "VL102": "flag_not_yet_available",
     "VL103": "removed_flag",
+    "VL104": "deprecated_flag",
     "VL105": "abbreviated_flag",
     "VL106": "unknown_engine_kwarg",
     "VL107": "unexpected_positional",
