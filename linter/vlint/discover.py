@@ -45,9 +45,7 @@ def kind_of(path: str, data: bytes) -> str | None:
     if "shell" in tags or "bash" in tags or "zsh" in tags:
         return "shell"
     if "yaml" in tags:
-        if _COMPOSE_NAME.search(name) or _COMPOSE_CONTENT.search(data):
-            return "compose"
-        return None
+        return _yaml_kind(path, data)
     if data.startswith(b"#!"):
         interpreter = data[2 : data.find(b"\n") if b"\n" in data else None].split()
         words = [os.path.basename(w.decode("utf-8", "replace")) for w in interpreter]
@@ -57,6 +55,25 @@ def kind_of(path: str, data: bytes) -> str | None:
             return "shell"
         if words and words[0].startswith("python"):
             return "python"
+    return None
+
+
+# YAML kinds in the order they are tried: each module's ``claims(path, data)`` looks at the
+# name and the bytes only (no parsing), so the first claim wins cheaply.
+YAML_KINDS: tuple[tuple[str, str], ...] = (("compose", "vlint.discover"),)
+
+
+def claims(path: str, data: bytes) -> bool:
+    """The compose claim: a compose file name, or a top-level ``services:`` key."""
+    return bool(_COMPOSE_NAME.search(os.path.basename(path)) or _COMPOSE_CONTENT.search(data))
+
+
+def _yaml_kind(path: str, data: bytes) -> str | None:
+    import importlib
+
+    for kind, module in YAML_KINDS:
+        if importlib.import_module(module).claims(path, data):
+            return kind
     return None
 
 

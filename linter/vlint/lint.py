@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from vlint import catalog
-from vlint.model import SEVERITY_RANK, Finding, Invocation, Severity, Span
+
+if TYPE_CHECKING:
+    from vlint.extract import Unparsable
+from vlint.model import SEVERITY_RANK, Finding, Invocation, Pos, Severity, Span
 
 
 @dataclass(frozen=True)
@@ -112,16 +116,35 @@ def lint_text(
     user_target: Sequence[Version] | None,
     report: Report,
 ) -> list[Finding]:
-    from vlint.extract import extractor
+    from vlint.extract import Unparsable, extractor
     from vlint.fix import agreed_fixes
 
     findings: list[Finding] = []
-    for invocation in extractor(kind).extract(path, text):
+    try:
+        invocations = extractor(kind).extract(path, text)
+    except Unparsable as problem:
+        return [_unparsable(path, kind, problem)]
+    for invocation in invocations:
         report.invocations += 1
         releases = _releases_for(invocation, user_target, report)
         report.targets.update(releases)
         findings.extend(agreed_fixes(check_invocation(invocation, releases), releases))
     return _merge(findings)
+
+
+def _unparsable(path: str, kind: str, problem: Unparsable) -> Finding:
+    from vlint.checks.unparsable_file import RULE
+
+    end = Pos(problem.where.line, problem.where.column + 1)
+    return Finding(
+        code=RULE.code,
+        name=RULE.name,
+        severity=RULE.severity,
+        message=f"{problem.message}; vlint could not check this {kind} file",
+        help="fix the syntax; nothing in this file was linted",
+        path=path,
+        span=Span(problem.where, end),
+    )
 
 
 def _releases_for(

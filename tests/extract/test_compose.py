@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from vlint.extract import yamlpos
+from vlint.extract import Unparsable, yamlpos
 from vlint.extract.compose import extract
 from vlint.model import Invocation, Pos, Span, Token
 
@@ -320,17 +320,20 @@ def test_non_vllm_services_are_ignored(tmp_path: pathlib.Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "services: [\n",
-        "services:\n  a: {\n",
-        "\tservices: x\n",
-        "",
-        "just a string\n",
-        "services:\n",
-    ],
+    ("text", "line", "column"),
+    [("services: [\n", 2, 1), ("services:\n  a: {\n", 3, 1), ("\tservices: x\n", 1, 1)],
 )
-def test_invalid_or_empty_yaml(text: str, tmp_path: pathlib.Path) -> None:
+def test_invalid_yaml_is_unparsable_at_the_error(
+    text: str, line: int, column: int, tmp_path: pathlib.Path
+) -> None:
+    with pytest.raises(Unparsable) as raised:
+        run(text, tmp_path)
+    assert raised.value.where == Pos(line, column)
+    assert raised.value.message.startswith("invalid YAML: ")
+
+
+@pytest.mark.parametrize("text", ["", "just a string\n", "services:\n"])
+def test_empty_yaml_has_no_invocation(text: str, tmp_path: pathlib.Path) -> None:
     assert run(text, tmp_path) == []
 
 

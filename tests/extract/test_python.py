@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from vlint.extract import Unparsable
+
 from vlint.extract.python import extract
 from vlint.model import Invocation, Keyword, Pos, Span, Token
 
@@ -144,6 +146,12 @@ def test_string_without_shell_is_not_a_command() -> None:
     assert extract("app.py", "import subprocess\nsubprocess.run('vllm serve m')\n") == []
 
 
-@pytest.mark.parametrize("text", ["def (:\n", "x = 'unterminated\n", "\0"])
-def test_syntax_error(text: str) -> None:
-    assert extract("app.py", text) == []
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [("def (:\n", Pos(1, 5)), ("x = 'unterminated\n", Pos(1, 5)), ("\0", Pos(1, 1))],
+)
+def test_syntax_error_is_unparsable_at_the_error(text: str, where: Pos) -> None:
+    with pytest.raises(Unparsable) as raised:
+        extract("app.py", text)
+    assert raised.value.where == where
+    assert raised.value.message.startswith("invalid Python: ")

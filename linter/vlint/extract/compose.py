@@ -56,15 +56,13 @@ def is_vllm_image(image: str | None) -> bool:
 def extract(
     path: str, text: str, *, variables: Mapping[str, str] | None = None
 ) -> list[Invocation]:
-    """Every vLLM launch in a compose file; [] when the file is not valid YAML.
+    """Every vLLM launch in a compose file; raises Unparsable when it is not valid YAML.
 
     ``variables`` replaces the ``.env`` file beside ``path`` as the source of interpolation.
     """
     from vlint.extract import yamlpos
 
-    documents = yamlpos.compose_documents(text)
-    if documents is None:
-        return []
+    documents = yamlpos.parse_documents(text)
     if variables is None:
         variables = read_dotenv(os.path.join(os.path.dirname(path), ".env"))
     source = yamlpos.SourceIndex(text)

@@ -85,11 +85,16 @@ class Source:
 
 
 def extract(path: str, text: str) -> list[Invocation]:
-    """Every vLLM launch in Python source; [] when it does not parse."""
+    """Every vLLM launch in Python source; raises Unparsable when it does not parse."""
+    from vlint.extract import Unparsable
+
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return []
+    except SyntaxError as error:
+        where = Pos(error.lineno or 1, max(error.offset or 1, 1))
+        raise Unparsable(f"invalid Python: {error.msg}", where) from None
+    except (ValueError, RecursionError) as error:
+        raise Unparsable(f"invalid Python: {type(error).__name__}") from None
     source = Source(text)
     names = _import_bindings(tree)
     found: list[Invocation] = []

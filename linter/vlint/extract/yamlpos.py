@@ -66,15 +66,29 @@ class SourceIndex:
 
 def compose_documents(text: str) -> list[Node] | None:
     """The node graph of every document in ``text``; None when it is not valid YAML."""
+    try:
+        return parse_documents(text)
+    except Exception:  # noqa: BLE001 - parse_documents raises only Unparsable
+        return None
+
+
+def parse_documents(text: str) -> list[Node]:
+    """The node graph of every document in ``text``; raises Unparsable with the error's place."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from vlint.extract import Unparsable
 
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = True
     try:
         return [node for node in yaml.compose_all(text) if node is not None]
-    except (YAMLError, ValueError, RecursionError):
-        return None
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = Pos(mark.line + 1, mark.column + 1) if mark is not None else Pos(1, 1)
+        raise Unparsable(f"invalid YAML: {error.problem or error.context}", where) from None
+    except (YAMLError, ValueError, RecursionError) as error:
+        raise Unparsable(f"invalid YAML: {type(error).__name__}") from None
 
 
 def is_scalar(node: object) -> TypeGuard[ScalarNode]:
