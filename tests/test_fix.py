@@ -89,7 +89,8 @@ PAIRS = [
 # Already correct: nothing to fix, nothing written.
 NOOPS = [
     ("VL202", "serve.sh", "vllm serve m --max-num-batched-tokens 16000 --max-model-len 16K\n"),
-    ("VL202-compose", "docker-compose.yml", COMPOSE_HEAD + "    command: [m, --max-model-len, '16000']\n"),
+    ("VL202-compose", "docker-compose.yml",
+     COMPOSE_HEAD + "    command: [m, --max-model-len, '16000', --api-key, '${VLLM_API_KEY}']\n"),
     ("VL202-python", "launch.py", SUBPROCESS.format('"--max-model-len", "16384"')),
     ("VL105", "serve.sh", "vllm serve m --max-model-len 4096\n"),
     ("VL206", "serve.sh", "vllm serve m --disable-chunked-prefill --enable-prefix-caching\n"),

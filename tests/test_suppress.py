@@ -87,7 +87,9 @@ def test_yaml_comments_in_compose(tmp_path: Path) -> None:
         '    image: vllm/vllm-openai:v0.33.0\n'
         '    command: ["m", "--max-num-batched-tokens", "16k"]\n'
     )
-    assert _lint(tmp_path, text, "compose.yaml") == ["8:49 VL202"]
+    # (VL501 reports these containers' implicit public bind; not what this test is about.)
+    found = [f for f in _lint(tmp_path, text, "compose.yaml") if not f.endswith("VL501")]
+    assert found == ["8:49 VL202"]
 
 
 def test_html_comment_form_by_line() -> None:

@@ -31,13 +31,19 @@ def rules_command() -> None:
               help="A vLLM release (0.32.0) or a range (>=0.30,<0.33).")
 @click.option("--all", "include_defaults", is_flag=True,
               help="Also list the settings left at the release default.")
-def show_command(paths: tuple[str, ...], target_version: str | None, include_defaults: bool) -> None:
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              help="text for people, json (documented in the README) for policy pipelines.")
+def show_command(
+    paths: tuple[str, ...], target_version: str | None, include_defaults: bool,
+    output_format: str = "text",
+) -> None:
     """Print each invocation's settings as the target release resolves them."""
     from vlint import catalog
-    from vlint.show import show
+    from vlint.show import show, show_json
 
+    render = show_json if output_format == "json" else show
     try:
-        text = show(paths, target_version, include_defaults)
+        text = render(paths, target_version, include_defaults)
     except catalog.UnknownTarget:
         raise click.UsageError(
             f"unknown --target-version {target_version!r}: vlint knows vLLM "

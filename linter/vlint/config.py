@@ -18,6 +18,7 @@ from vlint.model import Severity
 
 if TYPE_CHECKING:
     from vlint.lint import Settings
+    from vlint.policy import Policy
 
 CONFIG_NAMES = ("vlint.toml", ".vlint.toml", "pyproject.toml")
 
@@ -37,6 +38,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
     fail_on: Severity = "warning"
+    policies: tuple[Policy, ...] = ()
+    warnings_as_errors: bool = False
 
     @property
     def folder(self) -> Path:
@@ -80,17 +83,35 @@ def load(path: Path) -> Config:
         raise ConfigError("\n".join(f"invalid config: {path}: {problem}" for problem in options))
     if options.target_version is not None:
         _check_target(path, options.target_version)
+    from vlint.presets import combine
+
+    preset = combine(options.extends)
+    select = options.select if options.select is not None else preset.select
     return Config(
         path=path,
         target_version=options.target_version,
-        select=None if options.select is None else tuple(options.select),
+        select=None if select is None else tuple(select),
         extend_select=tuple(options.extend_select),
         ignore=None if options.ignore is None else tuple(options.ignore),
         per_file_ignores=tuple((g, tuple(c)) for g, c in options.per_file_ignores.items()),
         exclude=tuple(options.exclude),
         severity=tuple(options.severity.items()),
         fail_on=options.fail_on,
+        policies=preset.policies + _policies(path, options.policies),
+        warnings_as_errors=preset.warnings_as_errors,
     )
+
+
+def _policies(path: Path, files: Sequence[str]) -> tuple[Policy, ...]:
+    from vlint.policy import load_file
+
+    found: list[Policy] = []
+    for name in files:
+        policy_path = path.parent / name
+        if not policy_path.is_file():
+            raise ConfigError(f"invalid config: {path}: policies: no policy file {name!r}")
+        found.extend(load_file(policy_path, str(path.parent)))
+    return tuple(found)
 
 
 def _table(path: Path) -> Mapping[str, Any]:
@@ -134,8 +155,10 @@ def merge(config: Config | None, flags: Settings) -> Settings:
     """``flags`` (from the command line) over ``config``: a flag given replaces the key."""
     from dataclasses import replace
 
+    from vlint.policy import installed, unique
+
     if config is None:
-        return flags
+        return replace(flags, policies=unique(flags.policies + installed()))
     return replace(
         flags,
         target=flags.target or config.target_version,
@@ -146,4 +169,6 @@ def merge(config: Config | None, flags: Settings) -> Settings:
         exclude=config.exclude,
         severity=config.severity,
         config_dir=str(config.folder),
+        policies=unique(flags.policies + config.policies + installed()),
+        warnings_as_errors=config.warnings_as_errors,
     )

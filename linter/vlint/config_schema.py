@@ -13,14 +13,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vlint.model import Severity
 
 SEVERITIES = ("error", "warning", "info")
-_CODE = re.compile(r"^(ALL|VL\d{0,3})$")
+PRESETS = ("recommended", "strict", "security")
+# vlint's codes and prefixes, its built-in policies (VLP) and policy ids or prefixes (ORG001).
+_CODE = re.compile(r"^(ALL|VL\d{0,3}|VLP\d{0,3}|(?!VL)[A-Z]{2}[A-Z_]*\d*)$")
 
 
 def _check_codes(codes: Sequence[str]) -> list[str]:
     upper = [code.strip().upper() for code in codes]
     for code in upper:
         if not _CODE.match(code):
-            raise ValueError(f"{code!r} is not a vlint code or prefix (VL202, VL2 or ALL)")
+            raise ValueError(
+                f"{code!r} is not a vlint code or prefix (VL202, VL2 or ALL) or a policy id (ORG001)"
+            )
     return upper
 
 
@@ -37,6 +41,8 @@ class Options(BaseModel):
     exclude: list[str] = Field(default_factory=list)
     severity: dict[str, Literal["error", "warning", "info"]] = Field(default_factory=dict)
     fail_on: Literal["error", "warning", "info"] = "warning"
+    policies: list[str] = Field(default_factory=list)
+    extends: list[Literal["recommended", "strict", "security"]] = Field(default_factory=list)
 
     @field_validator("select", "extend_select", "ignore")
     @classmethod
@@ -71,7 +77,8 @@ def _problem(path: Path, item: Any) -> str:
         where = "[tool.vlint]" if path.name == "pyproject.toml" else "the file"
         return f"unknown key {key!r} in {where}; allowed keys: {', '.join(ALLOWED_KEYS)}"
     if item["type"] == "literal_error":
-        return f"{key}: {item['input']!r} is not one of {', '.join(SEVERITIES)}"
+        allowed = PRESETS if key.startswith("extends") else SEVERITIES
+        return f"{key}: {item['input']!r} is not one of {', '.join(allowed)}"
     if item["type"] == "value_error":
         return f"{key}: {str(item['msg']).removeprefix('Value error, ')}"
     return f"{key}: {item['msg'].lower()} (got {item['input']!r})"

@@ -21,6 +21,7 @@ ALWAYS_EXCLUDED = frozenset(
 _COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$|\.compose\.ya?ml$")
 _COMPOSE_CONTENT = re.compile(rb"^services:[ \t]*(#.*)?\r?$", re.MULTILINE)
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash"})
+_SBATCH = re.compile(rb"^#SBATCH[ \t]", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -30,9 +31,11 @@ class Source:
     text: str
 
 
-def prefilter(data: bytes) -> bool:
-    """Whether the bytes could launch vLLM at all (every launch names ``vllm`` somewhere)."""
-    return b"vllm" in data
+def prefilter(data: bytes, path: str = "") -> bool:
+    """Whether the file could launch vLLM at all (every launch names ``vllm`` somewhere; a
+    vLLM config file, ``vllm-config.yaml``, may name it only in its file name; a KubeAI model
+    only as ``engine: VLLM``)."""
+    return b"vllm" in data or b"VLLM" in data or "vllm" in os.path.basename(path).lower()
 
 
 def kind_of(path: str, data: bytes) -> str | None:
@@ -46,6 +49,15 @@ def kind_of(path: str, data: bytes) -> str | None:
         return "shell"
     if "yaml" in tags:
         return _yaml_kind(path, data)
+    if "markdown" in tags:
+        return "markdown"
+    lowered = name.lower()
+    if "dockerfile" in tags or lowered.endswith((".dockerfile", ".containerfile")):
+        return "dockerfile"
+    if lowered.endswith(".service"):
+        return "systemd"
+    if lowered.endswith((".sbatch", ".slurm")):
+        return "shell"
     if data.startswith(b"#!"):
         interpreter = data[2 : data.find(b"\n") if b"\n" in data else None].split()
         words = [os.path.basename(w.decode("utf-8", "replace")) for w in interpreter]
@@ -55,12 +67,21 @@ def kind_of(path: str, data: bytes) -> str | None:
             return "shell"
         if words and words[0].startswith("python"):
             return "python"
+    # A Slurm batch script without a shebang or a known extension is still shell.
+    if tags <= {"text"} and _SBATCH.search(data):
+        return "shell"
     return None
 
 
 # YAML kinds in the order they are tried: each module's ``claims(path, data)`` looks at the
 # name and the bytes only (no parsing), so the first claim wins cheaply.
-YAML_KINDS: tuple[tuple[str, str], ...] = (("compose", "vlint.discover"),)
+YAML_KINDS: tuple[tuple[str, str], ...] = (
+    ("compose", "vlint.discover"),
+    ("helm", "vlint.extract.helm"),
+    ("kubernetes", "vlint.extract.kubernetes"),
+    ("launcher", "vlint.extract.launcher"),
+    ("vllm-config", "vlint.extract.vllm_config"),
+)
 
 
 def claims(path: str, data: bytes) -> bool:

@@ -58,6 +58,8 @@ def _with_severity(finding: Finding, settings: Settings) -> Finding:
     overrides = [(code, level) for code, level in settings.severity
                  if matches(finding.code, [code])]
     if not overrides:
+        if settings.warnings_as_errors and finding.severity == "warning":
+            return replace(finding, severity="error")
         return finding
     _, level = max(overrides, key=lambda item: 0 if item[0] == "ALL" else len(item[0]))
     return replace(finding, severity=level)

@@ -12,6 +12,7 @@ from vlint import catalog
 
 if TYPE_CHECKING:
     from vlint.extract import Unparsable
+    from vlint.policy import Policy
 from vlint.model import SEVERITY_RANK, Finding, Invocation, Pos, Severity, Span
 
 
@@ -28,6 +29,8 @@ class Settings:
     exclude: tuple[str, ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
     config_dir: str | None = None
+    policies: tuple[Policy, ...] = ()
+    warnings_as_errors: bool = False  # the strict preset; severity overrides still win
 
 
 @dataclass
@@ -39,6 +42,9 @@ class Report:
     sources: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     defaulted_target: bool = False
+    # vLLM --config files named by the invocations linted so far, with the first naming one.
+    config_refs: dict[str, Invocation] = field(default_factory=dict)
+    configs_linted: set[str] = field(default_factory=set)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -68,7 +74,7 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
                 report.notes.append(f"{path}: skipped ({error.strerror or error})")
                 continue
         report.files += 1
-        if not prefilter(data):
+        if not prefilter(data, name):
             continue
         kind = kind_of(name, data)
         if kind is None:
@@ -78,12 +84,13 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
         except UnicodeDecodeError:
             report.notes.append(f"{name}: skipped (not UTF-8)")
             continue
-        found = lint_text(name, kind, text, user_target, report)
+        found = lint_text(name, kind, text, user_target, report, settings.policies)
         # A file without findings still reaches the filter stage if a suppression in it may be
         # unused.
         if found or mentions(text):
             report.sources[name] = text
             report.findings.extend(found)
+    _lint_config_refs(report, user_target, settings)
     report.findings = filter_findings(report.findings, report.sources, settings)
     report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     if user_target is None and not report.targets:
@@ -115,6 +122,7 @@ def lint_text(
     text: str,
     user_target: Sequence[Version] | None,
     report: Report,
+    policies: Sequence[Policy] = (),
 ) -> list[Finding]:
     from vlint.extract import Unparsable, extractor
     from vlint.fix import agreed_fixes
@@ -124,12 +132,54 @@ def lint_text(
         invocations = extractor(kind).extract(path, text)
     except Unparsable as problem:
         return [_unparsable(path, kind, problem)]
+    _note_config_refs(path, kind, invocations, report)
     for invocation in invocations:
         report.invocations += 1
         releases = _releases_for(invocation, user_target, report)
         report.targets.update(releases)
-        findings.extend(agreed_fixes(check_invocation(invocation, releases), releases))
+        checked = check_invocation(invocation, releases, policies)
+        findings.extend(agreed_fixes(checked, releases))
     return _merge(findings)
+
+
+def _note_config_refs(
+    path: str, kind: str, invocations: Sequence[Invocation], report: Report
+) -> None:
+    import os
+
+    from vlint.extract.vllm_config import KIND, referenced
+
+    if kind == KIND:
+        report.configs_linted.add(os.path.normpath(path))
+    for invocation in invocations:
+        config = referenced(invocation, path)
+        if config is not None:
+            report.config_refs.setdefault(config, invocation)
+
+
+def _lint_config_refs(report: Report, user_target: Sequence[Version] | None,
+                      settings: Settings) -> None:
+    """Lint each vLLM --config file an invocation names, once, as that invocation's config."""
+    import os
+
+    from vlint.extract.vllm_config import KIND, referenced_by
+
+    done: set[str] = set()
+    while len(done) < len(report.config_refs):
+        config, invocation = next(i for i in report.config_refs.items() if i[0] not in done)
+        done.add(config)
+        if os.path.normpath(config) in report.configs_linted:
+            continue
+        try:
+            with open(config, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        report.files += 1
+        with referenced_by(invocation):
+            found = lint_text(config, KIND, text, user_target, report, settings.policies)
+        report.sources[config] = text
+        report.findings.extend(found)
 
 
 def _unparsable(path: str, kind: str, problem: Unparsable) -> Finding:
@@ -189,7 +239,9 @@ def _project_releases(path: str, report: Report) -> Sequence[Version] | None:
         return ()
 
 
-def check_invocation(invocation: Invocation, releases: Sequence[Version]) -> list[Finding]:
+def check_invocation(
+    invocation: Invocation, releases: Sequence[Version], policies: Sequence[Policy] = ()
+) -> list[Finding]:
     from vlint.checks import all_rules
     from vlint.checks.base import Context
     from vlint.normalise import resolve
@@ -202,6 +254,10 @@ def check_invocation(invocation: Invocation, releases: Sequence[Version]) -> lis
         context = Context(resolution)
         for rule in all_rules():
             findings.extend(rule.check(context))
+        if policies:
+            from vlint.policy_check import evaluate
+
+            findings.extend(evaluate(policies, resolution))
     return findings
 
 

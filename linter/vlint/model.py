@@ -130,6 +130,35 @@ class Invocation:
     env: Mapping[str, Token] = field(default_factory=dict)
     image: str | None = None
     target: str | None = None
+    # Where each name of ``env`` is written (absent for names an extractor cannot place).
+    env_names: Mapping[str, Span] = field(default_factory=dict)
+    # Words given to a server image that repeat its entrypoint (``vllm serve`` or ``serve``);
+    # ``args`` are the words after them.
+    repeated_entry: tuple[Token, ...] = ()
+    # Lines of the command that end without a working ``\`` before a line of flags.
+    line_breaks: tuple[LineBreak, ...] = ()
+    # Where ``image`` is written (the compose ``image:`` scalar); None when an extractor does not
+    # know it (extractors for other kinds fill it in when they read an image reference).
+    image_span: Span | None = None
+    # True when part of the environment comes from a source vlint does not read (compose
+    # ``env_file``, Kubernetes ``envFrom``): a variable absent from ``env`` may still be set.
+    env_unknown: bool = False
+    # Keys a vLLM ``--config`` file sets to ``false``: each release decides whether they are
+    # dropped or become ``--no-KEY`` (VL405), so they are not in ``args``.
+    config_false: tuple[Token, ...] = ()
+
+
+@dataclass(frozen=True)
+class LineBreak:
+    """A shell line that ends the command although the next line holds its flags.
+
+    ``span`` is where the continuation should be: the ``\\`` and the blanks after it, or the
+    column just past the line's end; ``orphan`` is the first word of the next line.
+    """
+
+    span: Span
+    orphan: str
+    trailing_blanks: bool
 
 
 @dataclass(frozen=True)
@@ -163,3 +192,6 @@ class Finding:
     vllm_versions: tuple[str, ...] = ()
     fix: Fix | None = None
     alternative: Fix | None = None
+    # Source ranges no output may print (a secret's value): renderers that show source text
+    # mask these characters.
+    redact: tuple[Span, ...] = ()

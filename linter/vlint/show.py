@@ -118,3 +118,56 @@ def _table(rows: list[Row]) -> list[str]:
     written = max(len(row[0]) for row in rows)
     origin = max(len(row[2]) for row in rows)
     return [f"  {a:<{written}}  {c:<{origin}}  {b}" for a, b, c in rows]
+
+
+def show_json(paths: Sequence[str], target: str | None, include_defaults: bool = False) -> str:
+    """The resolved settings of every invocation as JSON (the shape is in the README)."""
+    import json
+
+    user_target = catalog.resolve_target(target) if target else None
+    report = Report()
+    rows = []
+    for invocation, _source in _invocations(paths):
+        for release in user_target or _releases_for(invocation, None, report):
+            resolution = resolve(invocation, catalog.load(release))
+            rows.append(_json_invocation(resolution, include_defaults))
+    document = {"version": 1, "invocations": rows, "notes": report.notes}
+    return json.dumps(document, indent=2, default=str) + "\n"
+
+
+def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str, object]:
+    from vlint.policy_check import variables
+
+    invocation = resolution.invocation
+    seen = variables(resolution)
+    settings = {
+        dest: {
+            "value": setting.value,
+            "certain": setting.certain,
+            "written": setting.span is not None,
+            "span": _json_span(setting.span),
+        }
+        for dest, setting in sorted(resolution.settings.items())
+        if include_defaults or setting.span is not None
+    }
+    return {
+        "path": invocation.path,
+        "span": _json_span(invocation.anchor),
+        "kind": invocation.kind,
+        "style": invocation.style,
+        "launcher": _label(invocation),
+        "image": invocation.image,
+        "release": str(resolution.release),
+        "args": seen["args"],
+        "env": seen["env"],
+        "settings": settings,
+    }
+
+
+def _json_span(span: Span | None) -> dict[str, int] | None:
+    if span is None:
+        return None
+    return {
+        "line": span.start.line, "column": span.start.column,
+        "end_line": span.end.line, "end_column": span.end.column,
+    }

@@ -33,7 +33,8 @@ _DIRECTIVE = re.compile(
     r"(?:#|<!--)[ \t]*vlint:[ \t]*(?P<kind>ignore-file|ignore)(?![\w-])"
     r"(?:\[(?P<codes>[^\]\n]*)\])?"
 )
-_CODE = re.compile(r"VL\d{1,3}")
+# vlint's codes, its built-in policies (VLP001) and user policy ids or prefixes (ORG001, ORG).
+_CODE = re.compile(r"VL\d{1,3}|VLP\d{1,3}|(?!VL)[A-Z]{2}[A-Z_]*\d*")
 _YAML_SUFFIXES = (".yaml", ".yml")
 
 

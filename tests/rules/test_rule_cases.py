@@ -20,7 +20,9 @@ from vlint.lint import Settings, lint
 from vlint.model import Finding
 
 CASES = Path(__file__).parent / "cases"
-NAMES = {"shell": "case.sh", "compose": "docker-compose.yml", "python": "case.py"}
+NAMES = {"shell": "case.sh", "compose": "docker-compose.yml", "python": "case.py",
+         "vllm-config": "vllm-config.yaml", "dockerfile": "Dockerfile",
+         "systemd": "case.service"}
 
 
 def _load() -> list[Any]:

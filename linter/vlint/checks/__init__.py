@@ -30,6 +30,16 @@ MODULES: Mapping[str, str] = {
     "VL302": "batched_tokens_below_max_num_seqs",
     "VL303": "active_seqs_above_max_num_seqs",
     "VL304": "batched_tokens_above_seqs_times_model_len",
+    "VL401": "serve_repeated_in_image_args",
+    "VL402": "flag_and_value_in_one_token",
+    "VL403": "positional_model_ignored",
+    "VL404": "env_var_not_read",
+    "VL405": "config_false_dropped",
+    "VL406": "missing_line_continuation",
+    "VL501": "public_bind_without_api_key",
+    "VL502": "trust_remote_code",
+    "VL503": "secret_in_config",
+    "VL504": "unpinned_image",
 }
 
 

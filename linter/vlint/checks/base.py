@@ -55,6 +55,7 @@ class Context:
         severity: Severity | None = None,
         fix: Fix | None = None,
         alternative: Fix | None = None,
+        redact: tuple[Span, ...] = (),
     ) -> Finding:
         return Finding(
             code=rule.code,
@@ -67,6 +68,7 @@ class Context:
             vllm_versions=(self.release,),
             fix=fix,
             alternative=alternative,
+            redact=redact,
         )
 
 

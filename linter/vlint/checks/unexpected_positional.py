@@ -1,7 +1,7 @@
 """What it does
     Reports a word that the targeted release's parser cannot place: a second model, a value
-    given to an option that takes none, a ``--`` left after the model, or a quoted
-    ``"--dtype auto"`` that argparse reads as one positional word.
+    given to an option that takes none, or a ``--`` left after the model.  A quoted
+    ``"--dtype auto"`` that argparse reads as one positional word is VL402's.
 
 Why is this bad?
     argparse stops with ``unrecognized arguments`` and the server does not start.  ``vllm serve
@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
+from vlint.checks.flag_and_value_in_one_token import joined_tokens
 from vlint.model import Finding
 
 RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since="0.1.0")
@@ -39,7 +40,10 @@ RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since=
 def check(context: Context) -> Iterator[Finding]:
     parser = context.resolution.parser
     takes = len(parser.positionals) if parser is not None else 0
+    joined = {id(token) for token, _, _ in joined_tokens(context)}
     for token in context.resolution.extra_positionals():
+        if id(token) in joined:
+            continue  # VL402 reports it more precisely
         message = (
             f"unexpected argument '{token.text}': vLLM {context.release} takes "
             + ("one model" if takes == 1 else f"{takes} positional argument(s)")

@@ -24,8 +24,15 @@ class Extractor(Protocol):
 
 EXTRACTORS: Mapping[str, str] = {
     "compose": "vlint.extract.compose",
+    "dockerfile": "vlint.extract.dockerfile",
+    "helm": "vlint.extract.helm",
+    "kubernetes": "vlint.extract.kubernetes",
+    "launcher": "vlint.extract.launcher",
+    "markdown": "vlint.extract.markdown",
     "python": "vlint.extract.python",
     "shell": "vlint.extract.shell",
+    "systemd": "vlint.extract.systemd",
+    "vllm-config": "vlint.extract.vllm_config",
 }
 
 

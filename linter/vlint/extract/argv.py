@@ -17,12 +17,33 @@ CLI_MODULE = "vllm.entrypoints.cli.main"
 # Commands that run the rest of the line as another command.  The value says how many option
 # words to skip after them: options are dropped while they start with "-".
 _PREFIX_COMMANDS = frozenset({"exec", "nohup", "time", "setsid", "command", "nice", "stdbuf"})
+_MPI_OPTIONS = frozenset(
+    {"-c", "-f", "-H", "-host", "--host", "-hostfile", "--hostfile", "-hosts", "-machinefile",
+     "--machinefile", "--map-by", "--bind-to", "--rank-by", "-n", "-N", "-np", "-npernode",
+     "--npernode", "-ppn", "--prefix", "-wdir", "--wdir", "-x", "-genvlist",
+     "-output-filename", "--output-filename"}
+)
 _OPTIONS_WITH_VALUE = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
     "env": frozenset({"-u", "-C", "-S"}),
     "nice": frozenset({"-n"}),
     "taskset": frozenset(),
+    # Cluster launchers (Slurm batch scripts): `srun -n 1 vllm serve ...`, `mpirun -np 2 ...`.
+    "srun": frozenset(
+        {"-A", "-c", "-C", "-D", "-d", "-e", "-G", "-i", "-J", "-L", "-m", "-n", "-N", "-o",
+         "-p", "-q", "-r", "-t", "-T", "-w", "-W", "-x", "--account", "--chdir",
+         "--constraint", "--container-image", "--container-mounts", "--container-name",
+         "--container-workdir", "--cpu-bind", "--cpus-per-task", "--dependency", "--error",
+         "--export", "--gpus", "--gpus-per-node", "--gpus-per-task", "--gres", "--job-name",
+         "--mem", "--mem-per-cpu", "--mem-per-gpu", "--mpi", "--nodelist", "--nodes",
+         "--ntasks", "--ntasks-per-node", "--output", "--partition", "--qos", "--reservation",
+         "--time"}
+    ),
+    "mpirun": _MPI_OPTIONS,
+    "mpiexec": _MPI_OPTIONS,
 }
+# Options of those launchers that take two words (`--mca btl tcp`, `-genv NAME value`).
+_OPTIONS_WITH_TWO_VALUES = frozenset({"-mca", "--mca", "-gmca", "--gmca", "-env", "-genv"})
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 _PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W", "-c"})
@@ -50,7 +71,9 @@ def release_from_image(image: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _skip_prefix_commands(words: Sequence[Token], env: dict[str, Token]) -> int:
+def _skip_prefix_commands(
+    words: Sequence[Token], env: dict[str, Token], names: dict[str, Span]
+) -> int:
     index = 0
     while index < len(words):
         name = basename(words[index].text)
@@ -62,8 +85,11 @@ def _skip_prefix_commands(words: Sequence[Token], env: dict[str, Token]) -> int:
                 if name == "env" and "=" in text and not text.startswith("-"):
                     key, _, _ = text.partition("=")
                     env[key] = _value_after_equals(words[index])
+                    names[key] = words[index].sub_span(0, len(key))
                 elif text in valued:
                     index += 1
+                elif text in _OPTIONS_WITH_TWO_VALUES and name in ("mpirun", "mpiexec"):
+                    index += 2
                 elif not text.startswith("-") or text == "--":
                     if name == "taskset" and text[:1].isdigit():
                         index += 1
@@ -104,7 +130,11 @@ def _nested_shell(words: Sequence[Token], start: int) -> Token | None:
     while index < len(words):
         text = words[index].text
         if text.startswith("-") and not text.startswith("--") and "c" in text[1:]:
-            return words[index + 1] if index + 1 < len(words) else None
+            # `bash -lc -- SCRIPT`: "--" ends the options; the script is the word after it.
+            after = index + 1
+            if after < len(words) and words[after].text == "--":
+                after += 1
+            return words[after] if after < len(words) else None
         if not text.startswith("-"):
             return None
         index += 1
@@ -122,13 +152,21 @@ def recognise_all(
     kind: str,
     env: Mapping[str, Token] | None = None,
     image: str | None = None,
+    env_names: Mapping[str, Span] | None = None,
 ) -> list[Invocation]:
-    """Every vLLM launch in ``words``: the command itself, or the script of ``sh -c``."""
+    """Every vLLM launch in ``words``: the command itself, or the script of ``sh -c``.
+
+    ``image`` is given when ``words`` are the arguments of that image's own entrypoint.
+    """
     merged_env = dict(env or {})
+    names = dict(env_names or {})
     target = release_from_image(image) if image else None
     if not words:
         return []
-    start = _skip_prefix_commands(words, merged_env)
+    server_image = image is not None and is_server_image(image)
+    if image is not None and server_image and _repeated_entry(words):
+        return [_image_arguments(words, path, kind, merged_env, names, image, target)]
+    start = _skip_prefix_commands(words, merged_env, names)
     if start >= len(words):
         return []
     program = basename(words[start].text)
@@ -144,6 +182,7 @@ def recognise_all(
             env=merged_env,
             image=image,
             target=target,
+            env_names=names,
         )
 
     if program == "vllm" and start + 1 < len(words) and words[start + 1].text == "serve":
@@ -171,25 +210,71 @@ def recognise_all(
 
         found_inside = shell.extract(path, script.text, locate)
         return [
-            _with_context(invocation, kind=kind, env=merged_env, image=image, target=target)
+            _with_context(
+                invocation, kind=kind, env=merged_env, image=image, target=target, names=names
+            )
             for invocation in found_inside
         ]
-    if image is not None and is_server_image(image):
-        # The image's own entrypoint runs the server; these words are its arguments.
-        return [
-            Invocation(
-                path=path,
-                kind=kind,
-                style="cli",
-                anchor=_span_of(words),
-                entry="serve",
-                args=tuple(words),
-                env=merged_env,
-                image=image,
-                target=target,
-            )
-        ]
+    if image is not None and server_image:
+        return [_image_arguments(words, path, kind, merged_env, names, image, target)]
     return []
+
+
+def image_entry(target: str | None) -> Entry:
+    """Which server the ``vllm/vllm-openai`` image of a release starts (its Dockerfile's
+    ENTRYPOINT, generated into the catalog); ``vllm serve`` when the release is not known."""
+    if target is None:
+        return "serve"
+    from packaging.version import InvalidVersion, Version
+
+    from vlint import catalog
+
+    try:
+        version = Version(target)
+    except InvalidVersion:
+        return "serve"
+    if version not in catalog.known_releases():
+        return "serve"
+    image = catalog.load(version).raw.get("image") or {}
+    entrypoint = [basename(w) for w in image.get("entrypoint", ())]
+    if entrypoint[-1:] == [API_SERVER_MODULE] and entrypoint[:1] and _PYTHON.match(entrypoint[0]):
+        return "api_server"
+    return "serve"
+
+
+def _repeated_entry(words: Sequence[Token]) -> int:
+    """How many leading words repeat what a server image's entrypoint already runs."""
+    if len(words) >= 2 and basename(words[0].text) == "vllm" and words[1].text == "serve":
+        return 2
+    if words and words[0].text == "serve":
+        return 1
+    return 0
+
+
+def _image_arguments(
+    words: Sequence[Token],
+    path: str,
+    kind: str,
+    env: dict[str, Token],
+    names: dict[str, Span],
+    image: str,
+    target: str | None,
+) -> Invocation:
+    # The image's own entrypoint runs the server; these words are its arguments.
+    repeated = _repeated_entry(words)
+    return Invocation(
+        path=path,
+        kind=kind,
+        style="cli",
+        anchor=_span_of(words),
+        entry=image_entry(target),
+        args=tuple(words[repeated:]),
+        env=env,
+        image=image,
+        target=target,
+        env_names=names,
+        repeated_entry=tuple(words[:repeated]),
+    )
 
 
 def _with_context(
@@ -199,6 +284,7 @@ def _with_context(
     env: Mapping[str, Token],
     image: str | None,
     target: str | None,
+    names: Mapping[str, Span],
 ) -> Invocation:
     from dataclasses import replace
 
@@ -208,6 +294,7 @@ def _with_context(
         env={**env, **invocation.env},
         image=image,
         target=invocation.target or target,
+        env_names={**names, **invocation.env_names},
     )
 
 
@@ -218,7 +305,8 @@ def recognise(
     kind: str,
     env: Mapping[str, Token] | None = None,
     image: str | None = None,
+    env_names: Mapping[str, Span] | None = None,
 ) -> Invocation | None:
     """The first vLLM launch in ``words``, if any (see :func:`recognise_all`)."""
-    found = recognise_all(words, path=path, kind=kind, env=env, image=image)
+    found = recognise_all(words, path=path, kind=kind, env=env, image=image, env_names=env_names)
     return found[0] if found else None

@@ -285,11 +285,16 @@ def _argv(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) 
 
 
 def _environment(
-    source: SourceIndex, node: Node | None, variables: Mapping[str, str]
+    source: SourceIndex,
+    node: Node | None,
+    variables: Mapping[str, str],
+    names: dict[str, Span] | None = None,
 ) -> dict[str, Token]:
+    """The service's ``environment:``; ``names`` receives where each name is written."""
     from vlint.extract import yamlpos
 
     env: dict[str, Token] = {}
+    names = {} if names is None else names
     if node is None:
         return env
     for item in yamlpos.sequence_items(node):
@@ -297,11 +302,15 @@ def _environment(
         if chars is not None and "=" in chars.text:
             cut = chars.text.index("=")
             env[chars.text[:cut]] = chars.token(cut + 1)
+            names[chars.text[:cut]] = chars.token().sub_span(0, cut)
     if yamlpos.mapping_node(node) is not None:
         for key, value in yamlpos.mapping_items(node):
             chars = _scalar_chars(source, value, variables)
             if chars is not None:
                 env[str(key.value)] = chars.token()
+                key_chars = _scalar_chars(source, key, {})
+                if key_chars is not None and key_chars.text == str(key.value):
+                    names[key_chars.text] = key_chars.token().sub_span(0)
     return env
 
 
@@ -316,10 +325,13 @@ def _service(
     image_node = yamlpos.mapping_get(service, "image")
     image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
     image = image_chars.text if image_chars is not None else None
+    image_span = image_chars.token().sub_span(0) if image_chars is not None else None
+    env_unknown = yamlpos.mapping_get(service, "env_file") is not None
     vllm_image = is_vllm_image(image)
     entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
     command = _argv(source, yamlpos.mapping_get(service, "command"), variables)
-    env = _environment(source, yamlpos.mapping_get(service, "environment"), variables)
+    env_names: dict[str, Span] = {}
+    env = _environment(source, yamlpos.mapping_get(service, "environment"), variables, env_names)
     target = release_from_image(image) if image else None
 
     def finish(found: Sequence[Invocation]) -> list[Invocation]:
@@ -329,7 +341,10 @@ def _service(
                 kind=KIND,
                 env={**env, **invocation.env},
                 image=image,
+                image_span=image_span,
+                env_unknown=env_unknown or invocation.env_unknown,
                 target=invocation.target or target,
+                env_names={**env_names, **invocation.env_names},
             )
             for invocation in found
         ]
@@ -338,7 +353,12 @@ def _service(
         if command is None:
             if vllm_image and image_chars is not None:
                 anchor = Span(image_chars.positions[0], image_chars.positions[-1])
-                return [Invocation(path, KIND, "cli", anchor, env=env, image=image, target=target)]
+                return [
+                    Invocation(
+                        path, KIND, "cli", anchor, env=env, image=image, target=target,
+                        image_span=image_span, env_unknown=env_unknown, env_names=env_names,
+                    )
+                ]
             return []
         if vllm_image:
             return finish(recognise_all(command.words, path=path, kind=KIND, env=env, image=image))
@@ -359,4 +379,5 @@ def _service(
 def _shell(path: str, chars: Chars) -> list[Invocation]:
     from vlint.extract import shell
 
-    return shell.extract(path, chars.text, chars.locate)
+    # Compose splits a string into words without a shell: a line break ends nothing there.
+    return shell.extract(path, chars.text, chars.locate, shell=False)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 from typing import TYPE_CHECKING, Callable
 
-from vlint.model import Invocation, Locator, Span, Token, line_locator
+from vlint.model import Invocation, LineBreak, Locator, Pos, Span, Token, line_locator
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -40,6 +40,8 @@ class ShellCommand:
     words: tuple[Token, ...]
     env: Mapping[str, Token]
     span: Span
+    env_names: Mapping[str, Span] = field(default_factory=dict)
+    end: int = -1  # offset in the text where the command (with its redirections) ends
 
 
 _EXPANSIONS = frozenset(
@@ -319,6 +321,7 @@ def parse_words(text: str, locate: Locator | None = None) -> list[ShellCommand]:
 
 def _command(builder: _Builder, node: Node) -> ShellCommand | None:
     env: dict[str, Token] = {}
+    names: dict[str, Span] = {}
     arguments: list[Node] = []
     seen_name = node.type == "declaration_command"
     for index, child in enumerate(node.children):
@@ -329,6 +332,8 @@ def _command(builder: _Builder, node: Node) -> ShellCommand | None:
         elif not seen_name and child.type == "variable_assignment":
             name, value = _assignment(builder, child)
             env[name] = value
+            first = builder.range(child)[0]
+            names[name] = Span(builder.locate(first), builder.locate(first + len(name)))
         elif seen_name and (field == "argument" or node.type == "declaration_command"):
             if child.type not in _REDIRECTS and child.type != "comment":
                 arguments.append(child)
@@ -338,7 +343,8 @@ def _command(builder: _Builder, node: Node) -> ShellCommand | None:
         return None
     start = builder.char_at(node.start_byte)
     end = builder.char_at(end_byte)
-    return ShellCommand(tuple(words), env, Span(builder.locate(start), builder.locate(end)))
+    span = Span(builder.locate(start), builder.locate(end))
+    return ShellCommand(tuple(words), env, span, names, end)
 
 
 def _assignment(builder: _Builder, node: Node) -> tuple[str, Token]:
@@ -378,14 +384,74 @@ def _stray_arguments(node: Node) -> tuple[list[Node], int]:
     return stray, end
 
 
-def extract(path: str, text: str, locate: Locator | None = None) -> list[Invocation]:
-    """The vLLM invocations among the commands of a shell text."""
+def extract(
+    path: str, text: str, locate: Locator | None = None, *, shell: bool = True
+) -> list[Invocation]:
+    """The vLLM invocations among the commands of a shell text.
+
+    ``shell`` is false for text that is only split into words the shell's way (a compose
+    ``command:`` string): there a line break ends nothing, so no line break is reported.
+    """
+    from dataclasses import replace
+
     from vlint.extract.argv import recognise
 
+    locate = locate or line_locator(text)
     found: list[Invocation] = []
-    for command in iter_commands(text, locate or line_locator(text)):
-        invocation = recognise(command.words, env=command.env, path=path, kind="shell")
-        if invocation is not None:
-            found.append(invocation)
+    for command in iter_commands(text, locate):
+        invocation = recognise(
+            command.words, env=command.env, path=path, kind="shell", env_names=command.env_names
+        )
+        if invocation is None:
+            continue
+        broken = line_break(text, command.end, locate) if shell else None
+        if broken is not None:
+            invocation = replace(invocation, line_breaks=(*invocation.line_breaks, broken))
+        found.append(invocation)
     return found
+
+
+_BLANKS_AFTER_BACKSLASH = re.compile(r"\\[ \t]+$")
+_FLAG_LINE = re.compile(r"[ \t]*(-{1,2}[A-Za-z][^\s]*)")
+
+
+def line_break(text: str, end: int, locate: Locator) -> LineBreak | None:
+    """The line where a command ends although the next non-blank line holds flags for it.
+
+    The command must end its line (only blanks or a comment after it); the line ends either
+    without ``\\`` or with ``\\`` followed by blanks (an escaped blank: the newline then ends the
+    command).
+    """
+    if end < 0:
+        return None
+    line_start = text.rfind("\n", 0, end) + 1
+    line_end = text.find("\n", end)
+    if line_end == -1:
+        return None
+    rest = text[end:line_end].strip()
+    line = text[line_start:line_end]
+    blanks = _BLANKS_AFTER_BACKSLASH.search(line)
+    if rest and not rest.startswith("#") and blanks is None:
+        return None
+    if blanks is None and line.rstrip().endswith("\\"):
+        return None
+    following = line_end + 1
+    while following < len(text):
+        next_end = text.find("\n", following)
+        next_end = len(text) if next_end == -1 else next_end
+        if text[following:next_end].strip():
+            break
+        following = next_end + 1
+    flag = _FLAG_LINE.match(text, following)
+    if flag is None:
+        return None
+    if blanks is not None:
+        start, stop = line_start + blanks.start(), line_end
+        span = Span(locate(start), locate(stop))
+    else:
+        # (After a comment the backslash would be part of it: the place is the command's end.)
+        stop = end if rest else line_start + len(line.rstrip())
+        at = locate(stop)
+        span = Span(at, Pos(at.line, at.column + 1))
+    return LineBreak(span, flag.group(1), blanks is not None)
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from vlint.lint import Report
-from vlint.model import Finding
+from vlint.model import Finding, Span
+from vlint.redaction import masked_line
 
 
-def _frame(finding: Finding, text: str | None) -> list[str]:
+def _frame(finding: Finding, text: str | None, redact: tuple[Span, ...] = ()) -> list[str]:
     if text is None:
         return []
     lines = text.splitlines()
     start, end = finding.span.start, finding.span.end
     if not 1 <= start.line <= len(lines):
         return []
-    source = lines[start.line - 1].expandtabs(1)
+    source = masked_line(lines[start.line - 1].expandtabs(1), start.line, redact)
     width = len(str(start.line))
     gutter = " " * width
     stop = end.column if end.line == start.line else len(source) + 1
@@ -28,13 +29,17 @@ def _frame(finding: Finding, text: str | None) -> list[str]:
 
 def render(report: Report) -> str:
     out: list[str] = []
+    # A line may hold several findings' secrets: every frame of a file masks all of them.
+    redact: dict[str, tuple[Span, ...]] = {}
+    for finding in report.findings:
+        redact[finding.path] = redact.get(finding.path, ()) + finding.redact
     for finding in report.findings:
         start = finding.span.start
         out.append(
             f"{finding.path}:{start.line}:{start.column}: {finding.code} [{finding.severity}] "
             f"{finding.message}"
         )
-        out.extend(_frame(finding, report.sources.get(finding.path)))
+        out.extend(_frame(finding, report.sources.get(finding.path), redact[finding.path]))
         out.append(f"  = help: {finding.help}")
         if finding.vllm_versions:
             out.append(f"  = vLLM: {', '.join(finding.vllm_versions)}")

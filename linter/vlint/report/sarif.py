@@ -108,9 +108,27 @@ def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, 
     }
 
 
+def _policy_rules(report: Report, known: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Rule metadata for the policies (ORG001, VLP001) that have findings, from the findings."""
+    rules: dict[str, dict[str, Any]] = {}
+    for finding in report.findings:
+        policy = not finding.code[2:3].isdigit()  # ORG001, VLP001: not a VLnnn rule
+        if policy and finding.code not in known and finding.code not in rules:
+            rules[finding.code] = {
+                "id": finding.code,
+                "name": finding.name,
+                "shortDescription": {"text": finding.message},
+                "help": {"text": finding.help},
+                "properties": {"policy": True},
+            }
+    return [rules[code] for code in sorted(rules)]
+
+
 def render(report: Report) -> str:
     modules = all_rules()
     indices = {module.RULE.code: i for i, module in enumerate(modules)}
+    policies = _policy_rules(report, indices)
+    indices.update({rule["id"]: len(modules) + i for i, rule in enumerate(policies)})
     results = [
         _result(finding, indices.get(finding.code), fingerprint)
         for finding, fingerprint in zip(report.findings, fingerprints(report), strict=True)
@@ -122,7 +140,7 @@ def render(report: Report) -> str:
                 "version": __version__,
                 "semanticVersion": __version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [_rule(module) for module in modules],
+                "rules": [_rule(module) for module in modules] + policies,
             }
         },
         "columnKind": "unicodeCodePoints",

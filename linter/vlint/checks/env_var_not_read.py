@@ -1,0 +1,74 @@
+"""What it does
+    Reports a ``VLLM_*`` environment variable set for a launch (a shell ``VAR=x`` prefix,
+    ``env VAR=x``, compose ``environment:``) that the targeted release does not read, and any
+    variable named like a server option (``VLLM_MAX_NUM_SEQS``, ``MAX_NUM_SEQS``), which sets
+    nothing.
+
+Why is this bad?
+    vLLM reads only the variables of its own table (``vllm/envs.py``); a misspelt or removed name
+    is silently ignored, and no variable sets a command-line option: ``MAX_NUM_SEQS=8`` leaves
+    ``--max-num-seqs`` at its default.
+
+Example
+    ``VLLM_MAX_NUM_SEQS=8 vllm serve m``
+
+Use instead
+    ``vllm serve m --max-num-seqs 8``
+
+Fix safety
+    No automatic fix.
+
+vLLM releases
+    All; the variables each release reads come from its ``vllm/envs.py`` (generated catalog),
+    and "did you mean" suggestions from the same table.  A name without the ``VLLM_`` prefix is
+    reported only when it reads like an option of three words or more (``MAX_NUM_SEQS``):
+    shorter ones (``PORT``, ``HF_TOKEN``) are read by other programs.  A variable the command
+    itself expands (``$MAX_NUM_SEQS`` in ``sh -c``) is in use and not reported.  The catalog
+    does not record which variable replaced a removed one, so the help does not say.
+
+References
+    https://docs.vllm.ai/en/latest/configuration/env_vars/
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule, did_you_mean
+from vlint.model import Finding
+
+RULE = Rule(code="VL404", name="env-var-not-read", severity="warning", since="0.1.0")
+
+
+def _expanded(context: Context, name: str) -> bool:
+    marks = (f"${name}", f"${{{name}")
+    return any(mark in token.text for token in context.resolution.invocation.args
+               for mark in marks)
+
+
+def check(context: Context) -> Iterator[Finding]:
+    invocation = context.resolution.invocation
+    parser = context.resolution.parser
+    read = context.resolution.release.env_vars
+    if not read:
+        return
+    for name, span in invocation.env_names.items():
+        if name in read or _expanded(context, name):
+            continue
+        bare = name[len("VLLM_"):] if name.startswith("VLLM_") else name
+        option = parser.by_dest.get(bare.lower()) if parser is not None else None
+        flag = (
+            option.name
+            if option is not None and (bare.count("_") >= 2 or bare != name)
+            else None
+        )
+        if flag is None and not name.startswith("VLLM_"):
+            continue
+        message = f"'{name}' is not read by vLLM {context.release}"
+        if flag is not None:
+            message += f"; an environment variable does not set '{flag}'"
+            help_text = f"pass '{flag}' on the command line instead"
+        else:
+            close = did_you_mean(name, read)
+            help_text = f"did you mean '{close}'?" if close else "remove it, or check its name"
+        yield context.finding(RULE, span, message, help_text)

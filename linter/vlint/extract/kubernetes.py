@@ -1,0 +1,330 @@
+"""Kubernetes manifests: every container (and init container) that launches vLLM.
+
+Containers are found by walking each document for ``containers:`` / ``initContainers:`` lists,
+wherever they sit, so Deployments, StatefulSets, Jobs, CronJobs, Pods, LeaderWorkerSets, KubeRay
+clusters, KServe runtimes and any custom resource holding a pod template are read alike.  A
+container's argv is joined as the container runtime joins it: ``command:`` replaces the image's
+entrypoint and ``args:`` its default arguments, so ``args:`` alone on a vLLM server image are the
+server's own arguments.  ``$(VAR)`` references are expanded from the container's literal
+``env:`` values, as the kubelet does; what cannot be known statically stays as written and is not
+literal.  Two argument lists outside containers are read too, because the controller that owns
+them passes them to vLLM's API server unchanged: a KServe ``model:`` whose ``modelFormat`` is
+vLLM, and a KubeAI-style resource with ``engine: VLLM`` and ``args:``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from vlint.model import Invocation, Pos, Span, Token
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
+
+    from vlint.extract.yamlpos import SourceIndex
+
+KIND = "kubernetes"
+_API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
+_KIND = re.compile(rb"^kind:", re.MULTILINE)
+_REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+_TRAILING_TABS = re.compile(r"(?<=\S)[ \t]*\t[ \t]*(?=\r?$)", re.MULTILINE)
+_CONTAINER_LISTS = ("containers", "initContainers")
+_MAX_DEPTH = 64
+
+# Characters of the file that stand for values nobody can know statically (Helm templates),
+# with the character originally written there.
+Unresolved = Mapping[Pos, str]
+
+
+def claims(path: str, data: bytes) -> bool:
+    """A Kubernetes resource: top-level ``apiVersion:`` and ``kind:`` keys."""
+    return bool(_API_VERSION.search(data) and _KIND.search(data))
+
+
+def extract(path: str, text: str) -> list[Invocation]:
+    """Every vLLM launch in a (multi-document) manifest; raises Unparsable on invalid YAML."""
+    from vlint.extract import Unparsable, yamlpos
+
+    try:
+        documents = yamlpos.parse_documents(text)
+    except Unparsable:
+        # YAML allows tabs in trailing white space, ruamel does not: retry without them.
+        untabbed = _TRAILING_TABS.sub(lambda m: " " * len(m.group()), text)
+        if untabbed == text:
+            raise
+        documents = yamlpos.parse_documents(untabbed)
+    return extract_documents(path, yamlpos.SourceIndex(text), documents, KIND, {})
+
+
+def extract_documents(
+    path: str, source: SourceIndex, documents: Sequence[Node], kind: str, unresolved: Unresolved
+) -> list[Invocation]:
+    reader = _Reader(path, source, kind, unresolved)
+    for document in documents:
+        reader.note_runtime(document)
+    found: list[Invocation] = []
+    for document in documents:
+        found.extend(reader.walk(document, 0))
+    return found
+
+
+class _Reader:
+    def __init__(self, path: str, source: SourceIndex, kind: str, unresolved: Unresolved) -> None:
+        self.path = path
+        self.source = source
+        self.kind = kind
+        self.unresolved = unresolved
+        # KServe serving runtimes of this file: name -> their first container.
+        self.runtimes: dict[str, Node] = {}
+
+    def note_runtime(self, document: Node) -> None:
+        from vlint.extract import yamlpos
+
+        if yamlpos.mapping_node(document) is None:
+            return
+        kind = self.token(yamlpos.mapping_get(document, "kind"))
+        if kind is None or kind.text not in ("ServingRuntime", "ClusterServingRuntime"):
+            return
+        metadata = yamlpos.mapping_get(document, "metadata")
+        spec = yamlpos.mapping_get(document, "spec")
+        if metadata is None or spec is None or yamlpos.mapping_node(metadata) is None:
+            return
+        name = self.token(yamlpos.mapping_get(metadata, "name"))
+        containers = yamlpos.mapping_get(spec, "containers") if yamlpos.mapping_node(spec) else None
+        items = yamlpos.sequence_items(containers) if containers is not None else []
+        if name is not None and name.literal and items:
+            self.runtimes[name.text] = items[0]
+
+    # -- values ---------------------------------------------------------------------------
+
+    def token(self, node: Node | None) -> Token | None:
+        """A scalar as a token; one that touches a template placeholder is not literal."""
+        from vlint.extract import yamlpos
+
+        if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
+            return None
+        value = yamlpos.scalar_value(node)
+        positions = yamlpos.scalar_positions(self.source, node)
+        literal = not any(p in self.unresolved for p in positions[:-1])
+        return Token(value, positions, literal)
+
+    def words(self, node: Node | None) -> list[Token] | None:
+        """A list of strings (``command:``, ``args:``); None when absent or not a list."""
+        from vlint.extract import yamlpos
+
+        if node is None or yamlpos.is_null(node):
+            return None
+        if yamlpos.is_scalar(node):
+            return None
+        words: list[Token] = []
+        for item in yamlpos.sequence_items(node):
+            word = self.token(item)
+            if word is not None:
+                words.append(word)
+        return words
+
+    def list_span(self, node: Node) -> Span:
+        """From a list's first item to the end of its last (a block list's own end mark is
+        at the next key)."""
+        from vlint.extract import yamlpos
+
+        items = yamlpos.sequence_items(node) or [node]
+        return Span(
+            self.source.pos(items[0].start_mark.index), self.source.pos(items[-1].end_mark.index)
+        )
+
+    def env(self, node: Node | None) -> dict[str, Token]:
+        """``env:`` as a list of name/value entries (Kubernetes) or a name -> value mapping."""
+        from vlint.extract import yamlpos
+
+        env: dict[str, Token] = {}
+        if node is None:
+            return env
+        for item in yamlpos.sequence_items(node):
+            if yamlpos.mapping_node(item) is None:
+                continue
+            name = self.token(yamlpos.mapping_get(item, "name"))
+            if name is None or not name.literal:
+                continue
+            value_node = yamlpos.mapping_get(item, "value")
+            value = self.token(value_node)
+            if value is not None:
+                env[name.text] = expand(value, env)
+            elif value_node is not None and yamlpos.is_null(value_node):
+                env[name.text] = Token("", (name.span.end,))
+            else:
+                # valueFrom (a secret, a config map, a field): known only at run time.
+                env[name.text] = Token("", (name.span.end,), literal=False)
+        if yamlpos.mapping_node(node) is not None:
+            for key, value_node in yamlpos.mapping_items(node):
+                value = self.token(value_node)
+                if value is not None:
+                    env[str(key.value)] = value
+        return env
+
+    # -- structure ------------------------------------------------------------------------
+
+    def walk(self, node: Node, depth: int) -> list[Invocation]:
+        from vlint.extract import yamlpos
+
+        if depth > _MAX_DEPTH:
+            return []
+        found: list[Invocation] = []
+        if yamlpos.mapping_node(node) is not None:
+            found.extend(self.engine_args(node))
+            for key, value in yamlpos.mapping_items(node):
+                if key.value in _CONTAINER_LISTS and yamlpos.sequence_items(value):
+                    for container in yamlpos.sequence_items(value):
+                        found.extend(self.container(container))
+                else:
+                    found.extend(self.walk(value, depth + 1))
+        else:
+            for item in yamlpos.sequence_items(node):
+                found.extend(self.walk(item, depth + 1))
+        return found
+
+    def container(
+        self, node: Node, more_args: Sequence[Token] = (), more_env: Mapping[str, Token] | None = None
+    ) -> list[Invocation]:
+        from vlint.extract import yamlpos
+        from vlint.extract.argv import is_server_image, recognise_all
+
+        if yamlpos.mapping_node(node) is None:
+            return []
+        image_token = self.token(yamlpos.mapping_get(node, "image"))
+        image = image_token.text if image_token is not None and image_token.literal else None
+        server_image = image is not None and is_server_image(image)
+        env = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
+        command = self.words(yamlpos.mapping_get(node, "command"))
+        args = self.words(yamlpos.mapping_get(node, "args"))
+        command = [expand(word, env) for word in command] if command is not None else None
+        args = [expand(word, env) for word in [*(args or ()), *more_args]]
+        target = vllm_release(image)
+
+        def finish(found: Sequence[Invocation]) -> list[Invocation]:
+            return [
+                replace(
+                    invocation,
+                    kind=self.kind,
+                    env={**env, **invocation.env},
+                    image=image,
+                    target=invocation.target or target,
+                )
+                for invocation in found
+            ]
+
+        if command:
+            # An explicit command replaces the image's entrypoint: the image no longer matters.
+            found = recognise_all(
+                [*command, *args], path=self.path, kind=self.kind, env=env
+            )
+            if not found and args:
+                # Entrypoint scripts commonly end with `exec "$@"`, running the args as given.
+                found = recognise_all(args, path=self.path, kind=self.kind, env=env)
+            return finish(found)
+        if args:
+            return finish(
+                recognise_all(
+                    args,
+                    path=self.path,
+                    kind=self.kind,
+                    env=env,
+                    image=image if server_image else None,
+                )
+            )
+        if server_image and image_token is not None:
+            return [
+                Invocation(
+                    self.path, self.kind, "cli", image_token.span, env=env, image=image,
+                    target=target,
+                )
+            ]
+        return []
+
+    def engine_args(self, node: Node) -> list[Invocation]:
+        """Argument lists a controller appends to vLLM's API server (KServe, KubeAI)."""
+        from vlint.extract import yamlpos
+
+        args_node = yamlpos.mapping_get(node, "args")
+        if args_node is None or not yamlpos.sequence_items(args_node):
+            return []
+        engine = self.token(yamlpos.mapping_get(node, "engine"))
+        model_format = yamlpos.mapping_get(node, "modelFormat")
+        format_name = (
+            self.token(yamlpos.mapping_get(model_format, "name"))
+            if model_format is not None and yamlpos.mapping_node(model_format) is not None
+            else None
+        )
+        runtime = self.token(yamlpos.mapping_get(node, "runtime"))
+        env = self.env(yamlpos.mapping_get(node, "env"))
+        if runtime is not None and runtime.text in self.runtimes and model_format is not None:
+            # KServe appends the model's args and env to its serving runtime's container.
+            more = self.words(args_node) or []
+            return self.container(self.runtimes[runtime.text], more, env)
+        if not any(t is not None and t.text.lower() == "vllm" for t in (engine, format_name)):
+            return []
+        words = [expand(word, env) for word in self.words(args_node) or []]
+        if not words:
+            return []
+        return [
+            Invocation(
+                self.path,
+                self.kind,
+                "cli",
+                self.list_span(args_node),
+                entry="api_server",
+                args=tuple(words),
+                env=env,
+            )
+        ]
+
+
+def vllm_release(image: str | None) -> str | None:
+    """The vLLM release an image's tag names, for images of vLLM only.
+
+    Other images' tags (``ghcr.io/llm-d/llm-d-cuda:v0.9.0``) version something else.
+    """
+    from vlint.extract.argv import release_from_image
+
+    if image is None:
+        return None
+    name = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+    return release_from_image(image) if "vllm" in name.lower() else None
+
+
+def expand(token: Token, env: Mapping[str, Token]) -> Token:
+    """Kubernetes' ``$(VAR)`` expansion of a command, argument or env value.
+
+    ``$$`` is one ``$``; a defined variable's value sits at the start of its reference; a
+    reference to a variable that is not literal, or not defined here (it may come from
+    ``envFrom``), stays as written and makes the token not literal.
+    """
+    if "$" not in token.text:
+        return token
+    text: list[str] = []
+    positions: list[Pos] = []
+    literal = token.literal
+    index = 0
+    for match in _REFERENCE.finditer(token.text):
+        text.append(token.text[index : match.start()])
+        positions.extend(token.positions[index : match.start()])
+        index = match.end()
+        at = token.positions[match.start()]
+        if match.group() == "$$":
+            text.append("$")
+            positions.append(at)
+            continue
+        value = env.get(match.group(1))
+        if value is not None and value.literal:
+            text.append(value.text)
+            positions.extend([at] * len(value.text))
+        else:
+            text.append(match.group())
+            positions.extend(token.positions[match.start() : match.end()])
+            literal = False
+    text.append(token.text[index:])
+    positions.extend(token.positions[index:])
+    return Token("".join(text), tuple(positions), literal)

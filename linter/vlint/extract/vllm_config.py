@@ -1,0 +1,218 @@
+"""vLLM ``--config`` YAML files: their keys as the arguments the release's parser makes of them.
+
+vLLM's ``FlexibleArgumentParser.load_config_file`` (0.31-0.33, ``vllm/utils/argparse_utils.py``)
+reads the file with PyYAML's ``safe_load`` (YAML 1.1: ``yes``/``on`` are booleans) and turns
+each top-level key into arguments: ``true`` -> ``--key``; a list -> ``--key`` and ``str(item)``
+for each item; a mapping -> ``--key`` and its JSON; anything else -> ``--key`` and ``str(value)``.
+A ``false`` becomes ``--no-key`` only when the parsing parser has that option string, otherwise
+it is silently dropped; whether that happens is the release's and the entry point's business
+(the catalog's ``config_file`` probe), so ``false`` keys are kept apart in
+``Invocation.config_false`` for VL405 instead of being guessed into ``args``.
+
+A file is a vLLM config when an invocation names it with ``--config FILE`` (resolved relative
+to the referencing file) or when its name matches ``*vllm*config*.y*ml`` / ``vllm*.y*ml`` and
+some top-level key is a ``vllm serve`` option.  Flag tokens point at the YAML key, value tokens
+at the YAML value.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from vlint.model import Entry, Invocation, Span, Token
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node, ScalarNode
+
+    from vlint.extract.yamlpos import SourceIndex
+
+KIND = "vllm-config"
+GLOBS = ("*vllm*config*.y*ml", "vllm*.yaml", "vllm*.yml")
+_OTHER_YAML = re.compile(rb"^(apiVersion|kind|services|jobs|runs|resources|steps):", re.MULTILINE)
+_BOOLS = {
+    **dict.fromkeys("yes Yes YES true True TRUE on On ON".split(), True),
+    **dict.fromkeys("no No NO false False FALSE off Off OFF".split(), False),
+}
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_INT = re.compile(
+    r"[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+)
+_FLOAT = re.compile(
+    r"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+
+
+def claims(path: str, data: bytes) -> bool:
+    """A file named like a vLLM config that is not another kind of YAML."""
+    name = os.path.basename(path).lower()
+    return any(fnmatch.fnmatch(name, g) for g in GLOBS) and not _OTHER_YAML.search(data)
+
+
+def extract(path: str, text: str) -> list[Invocation]:
+    """The file as a ``vllm serve`` invocation, when its keys are serve options."""
+    from vlint import catalog
+
+    referrer = _REFERRER.get()
+    if referrer is not None:
+        config = read(path, text, entry=referrer.entry, target=referrer.target)
+        return [] if config is None else [config]
+    found = read(path, text, entry="serve")
+    if found is None:
+        return []
+    parser = catalog.load(catalog.newest()).parser("serve")
+    keys = [t.text for t in found.args if t.text.startswith("--")]
+    keys += ["--" + t.text for t in found.config_false]
+    if parser is None or not any(k.replace("_", "-") in parser.by_string for k in keys):
+        return []
+    return [found]
+
+
+def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> Invocation | None:
+    """The arguments of a config file as the release's parser expands them; None when the file
+    is not a mapping (vLLM itself fails on it).  Raises Unparsable for invalid YAML."""
+    from vlint.extract import yamlpos
+
+    documents = yamlpos.parse_documents(text)
+    if not documents or yamlpos.mapping_node(documents[0]) is None:
+        return None
+    source = yamlpos.SourceIndex(text)
+    args: list[Token] = []
+    false_keys: list[Token] = []
+    for key, value in yamlpos.mapping_items(documents[0]):
+        name = str(key.value)
+        key_positions = yamlpos.scalar_positions(source, key)
+        loaded = _load(value)
+        if isinstance(loaded, bool) and not loaded:
+            false_keys.append(Token(name, key_positions))
+            continue
+        flag = Token("--" + name, (key_positions[0], key_positions[0], *key_positions))
+        if isinstance(loaded, bool):
+            args.append(flag)
+        elif isinstance(loaded, list):
+            if loaded:
+                args.append(flag)
+                args.extend(_value(source, item, str(v))
+                            for item, v in zip(yamlpos.sequence_items(value), loaded))
+        elif isinstance(loaded, dict):
+            args.extend((flag, _value(source, value, json.dumps(loaded))))
+        else:
+            args.extend((flag, _value(source, value, str(loaded))))
+    start = source.pos(documents[0].start_mark.index)
+    anchor = Span(start, source.pos(documents[0].end_mark.index))
+    return Invocation(path, KIND, "cli", anchor, entry=entry, args=tuple(args), target=target,
+                      config_false=tuple(false_keys))
+
+
+def _value(source: SourceIndex, node: Node, text: str) -> Token:
+    """The argument vLLM makes of a value, at the value; a converted one sits at its start."""
+    from vlint.extract import yamlpos
+
+    if yamlpos.is_scalar(node) and yamlpos.scalar_value(node) == text:
+        return Token(text, yamlpos.scalar_positions(source, node))
+    start = source.pos(node.start_mark.index)
+    return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)))
+
+
+def _load(node: Node) -> Any:
+    """The Python value PyYAML's ``safe_load`` gives a node (YAML 1.1 implicit types)."""
+    from vlint.extract import yamlpos
+
+    if yamlpos.is_scalar(node):
+        return _scalar(node)
+    if yamlpos.mapping_node(node) is not None:
+        return {str(k.value): _load(v) for k, v in yamlpos.mapping_items(node)}
+    return [_load(item) for item in yamlpos.sequence_items(node)]
+
+
+def _scalar(node: ScalarNode) -> Any:
+    from vlint.extract import yamlpos
+
+    text = yamlpos.scalar_value(node)
+    tag = str(node.tag)
+    if node.style is not None and node.style != "":
+        return text
+    if not tag.endswith(("null", "bool", "int", "float", "str")) and tag.startswith("tag:"):
+        return text
+    if tag.endswith(":str") and node.style:
+        return text
+    if text in _NULLS:
+        return None
+    if text in _BOOLS:
+        return _BOOLS[text]
+    if _INT.fullmatch(text):
+        return _int(text)
+    if _FLOAT.fullmatch(text):
+        return _float(text)
+    return text
+
+
+def _int(text: str) -> int:
+    digits = text.replace("_", "")
+    sign = -1 if digits.startswith("-") else 1
+    digits = digits.lstrip("+-")
+    if digits.startswith("0b"):
+        return sign * int(digits[2:], 2)
+    if digits.startswith("0x"):
+        return sign * int(digits[2:], 16)
+    if ":" in digits:
+        total = 0
+        for part in digits.split(":"):
+            total = total * 60 + int(part)
+        return sign * total
+    if digits != "0" and digits.startswith("0"):
+        return sign * int(digits, 8)
+    return sign * int(digits)
+
+
+def _float(text: str) -> float:
+    digits = text.replace("_", "").lower()
+    if digits.lstrip("+-") == ".inf":
+        return float("-inf") if digits.startswith("-") else float("inf")
+    if digits == ".nan":
+        return float("nan")
+    if ":" in digits:
+        sign = -1.0 if digits.startswith("-") else 1.0
+        total = 0.0
+        for part in digits.lstrip("+-").split(":"):
+            total = total * 60 + float(part)
+        return sign * total
+    return float(digits)
+
+
+def referenced(invocation: Invocation, referrer: str) -> str | None:
+    """The file an invocation's ``--config FILE`` names, relative to the referencing file."""
+    args = invocation.args
+    for index, token in enumerate(args[:-1]):
+        if token.text == "--config" and args[index + 1].literal:
+            name = args[index + 1].text
+            if not name.endswith((".yaml", ".yml")):
+                return None
+            if os.path.isabs(name):
+                return name
+            return os.path.join(os.path.dirname(referrer), name)
+    return None
+
+
+
+
+_REFERRER: ContextVar[Invocation | None] = ContextVar("vlint_config_referrer", default=None)
+
+
+@contextmanager
+def referenced_by(invocation: Invocation) -> Iterator[None]:
+    """While active, ``extract`` reads a file as the config of ``invocation`` (its entry point
+    and target release), whatever its name and keys."""
+    token = _REFERRER.set(invocation)
+    try:
+        yield
+    finally:
+        _REFERRER.reset(token)

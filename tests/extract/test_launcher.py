@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from vlint.extract import Unparsable
+from vlint.extract.launcher import claims, extract
+from vlint.model import Pos, Span
+
+CORPUS = pathlib.Path("/work/shared/corpus/real/h_launcher")
+
+
+def test_claims() -> None:
+    assert claims("repo/.github/workflows/ci.yml", b"on: push\n")
+    assert claims("x/action.yml", b"name: a\nruns:\n  using: composite\n")
+    assert claims("task.yaml", b"resources:\n  cpus: 2\nrun: vllm serve m\n")
+    assert claims("svc.dstack.yml", b"type: service\ncommands:\n  - vllm serve m\n")
+    assert not claims("values.yaml", b"image: vllm/vllm-openai\nrun: x\n")
+
+
+def test_workflow_block_scalar_positions() -> None:
+    text = (
+        "jobs:\n  a:\n    runs-on: x\n    steps:\n      - run: |\n"
+        "          vllm serve m \\\n            --max-num-seqs 8\n"
+    )
+    (found,) = extract(".github/workflows/a.yml", text)
+    assert found.kind == "launcher"
+    assert found.anchor.start == Pos(6, 11)
+    assert found.args[1].span == Span(Pos(7, 13), Pos(7, 27))
+
+
+def test_dstack_each_command_item() -> None:
+    text = "type: task\ncommands:\n  - echo hi\n  - vllm serve m --port 1\n  - 'vllm serve n'\n"
+    first, second = extract("a.dstack.yml", text)
+    assert first.args[1].span == Span(Pos(4, 18), Pos(4, 24))
+    assert second.args[0].span == Span(Pos(5, 17), Pos(5, 18))
+
+
+def test_skypilot_folded_run_and_setup() -> None:
+    text = "resources:\n  cpus: 1\nsetup: pip install vllm\nrun: >\n  vllm serve m\n  --port 1\n"
+    (found,) = extract("sky.yaml", text)
+    assert [t.text for t in found.args] == ["m", "--port", "1"]
+    assert found.args[1].span == Span(Pos(6, 3), Pos(6, 9))
+
+
+def test_invalid_yaml_is_unparsable() -> None:
+    with pytest.raises(Unparsable):
+        extract("a.dstack.yml", "type: task\ncommands:\n  - a\n - b\n")
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
+def test_corpus_files_extract() -> None:
+    counts = {p.name: len(extract(str(p), p.read_text("utf-8"))) for p in sorted(CORPUS.iterdir())}
+    assert sum(counts.values()) == 4
+
+
+def test_dstack_image_tag_is_the_target() -> None:
+    text = "type: service\nimage: vllm/vllm-openai:v0.32.0\ncommands:\n  - vllm serve m\n"
+    (found,) = extract("a.dstack.yml", text)
+    assert found.target == "0.32.0" and found.image is None
