@@ -415,6 +415,9 @@ def test_presets(
         #        12
         "    image: vllm/vllm-openai:latest\n"
         '    command: ["m", "--max-num-batched-tokens", "16k"]\n'
+        "  tpu:\n"
+        "    image: vllm/vllm-tpu:latest\n"
+        '    command: ["vllm", "serve", "m"]\n'
     )
     (tmp_path / "docker-compose.yml").write_text(compose, "utf-8")
 
@@ -427,7 +430,9 @@ def test_presets(
     recommended = findings('extends = ["recommended"]\n')
     assert ("VL202", "warning") in recommended and recommended == findings("")
     strict = findings('extends = ["strict"]\n')
-    assert ("VL202", "error") in strict and ("VLP001", "error") in strict
+    assert ("VL202", "error") in strict and ("VL504", "error") in strict
+    # VLP001 covers the vLLM images VL504 does not judge (here the TPU image), once each.
+    assert [c for c, _ in strict].count("VLP001") == 1
     # Per-rule overrides still apply after the preset.
     overridden = findings('extends = ["strict"]\nignore = ["VLP"]\n[severity]\nVL202 = "info"\n')
     assert ("VL202", "info") in overridden and not any(c == "VLP001" for c, _ in overridden)
@@ -444,17 +449,18 @@ def test_pinned_images_pass_the_strict_policy(tmp_path: Path) -> None:
 
     policies = combine(["strict"]).policies
     for image, fires in [
-        ("vllm/vllm-openai:latest", True),
-        ("vllm/vllm-openai", True),
-        ("registry.local:5000/vllm/vllm-openai", True),
-        ("vllm/vllm-openai:v0.33.0", False),
-        ("registry.local:5000/vllm/vllm-openai:v0.33.0", False),
-        ("vllm/vllm-openai@sha256:" + "a" * 64, False),
-        ("vllm/vllm-openai:v${VLLM_VERSION}", False),
+        ("vllm/vllm-tpu:latest", True),
+        ("vllm/vllm-tpu", True),
+        ("registry.local:5000/vllm/vllm-tpu", True),
+        ("vllm/vllm-tpu:v0.33.0", False),
+        ("registry.local:5000/vllm/vllm-tpu:v0.33.0", False),
+        ("vllm/vllm-tpu@sha256:" + "a" * 64, False),
+        ("vllm/vllm-tpu:v${VLLM_VERSION}", False),
+        ("vllm/vllm-openai:latest", False),  # a server image: VL504 judges it
     ]:
         path = tmp_path / "docker-compose.yml"
         path.write_text(
-            f"services:\n  llm:\n    image: {image}\n    command: [\"m\"]\n", "utf-8"
+            f"services:\n  llm:\n    image: {image}\n    command: [vllm, serve, m]\n", "utf-8"
         )
         report = lint([str(path)], Settings(target="0.33.0", policies=policies, select=("VLP",)))
         assert bool(report.findings) == fires, image

@@ -16,6 +16,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
+from vlint.extract.argv import is_server_image
 from vlint.model import Finding, Span
 from vlint.normalise import Resolution, Setting
 from vlint.policy import Policy, Row
@@ -248,6 +249,7 @@ def _variables(resolution: Resolution, needed: frozenset[str] | None) -> dict[st
             "path": invocation.path,
             "kind": invocation.kind,
             "image": invocation.image or "",
+            "server_image": bool(invocation.image and is_server_image(invocation.image)),
             "release": str(resolution.release),
         },
     }
