@@ -4,8 +4,10 @@
 
 Why is this bad?
     Nothing splits a list item into words: the server receives ``--dtype auto`` as one argument.
-    argparse reads a word with a space in it as a positional, so the option is not set and the
-    server stops with ``unrecognized arguments`` (or takes the word as the model).
+    argparse reads a word with a space in it as a positional, so the option is not set: the
+    server stops with ``unrecognized arguments`` (an error), or, where no model was given
+    before it, takes the word as the model (a warning: the parser accepts it, the option is
+    still not set, and the API server module ignores its positional altogether).
 
 Example
     ``command: ["--model", "m", "--dtype auto"]``
@@ -55,14 +57,18 @@ def joined_tokens(context: Context) -> list[tuple[Token, str, OptionSpec]]:
 
 
 def check(context: Context) -> Iterator[Finding]:
+    rejected = {id(token) for token in context.resolution.extra_positionals()}
     for token, name, option in joined_tokens(context):
         text = token.text.strip()
         value = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
         parts = f"'{name}' and '{value}'" if option.takes_value else f"'{name}'"
+        taken = id(token) not in rejected
         yield context.finding(
             RULE,
             token.sub_span(0),
-            f"'{token.text}' is one argument: vLLM {context.release} reads it as a positional, "
-            f"not as '{name}'",
+            f"'{token.text}' is one argument: vLLM {context.release} reads it as "
+            + ("the positional model" if taken else "a positional")
+            + f", not as '{name}'",
             f"write {parts} as separate items",
+            severity="warning" if taken else None,
         )
