@@ -1,7 +1,9 @@
-"""Every real deployment file in ../shared/corpus/real/ is linted without a crash.
+"""Every real deployment file in ../shared/corpus/real/ is linted without a crash, and its
+findings match the reviewed expectations in tests/corpus_expected/ (one file per corpus file:
+its invocation count and every finding, each checked by hand against the file and its vLLM
+release; refresh only on purpose with ``--update-golden`` and review the diff).
 
-The corpus is read in place (it is never copied into this repository).  Files of the kinds vlint
-reads today must produce their invocations; the counts are printed for the closing notes.
+The corpus is read in place (it is never copied into this repository).
 """
 
 from __future__ import annotations
@@ -23,13 +25,28 @@ def test_corpus_present() -> None:
     assert FILES, f"no corpus at {CORPUS}"
 
 
+EXPECTED = Path(__file__).parent / "corpus_expected"
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_lints_without_crash(path: Path) -> None:
+def test_lints_without_crash_and_as_reviewed(path: Path, request: pytest.FixtureRequest) -> None:
     report = lint([str(path)], Settings())
     assert report.files == 1
+    lines = [f"invocations: {report.invocations}"]
     for finding in report.findings:
         assert finding.path == str(path)
         assert finding.span.start <= finding.span.end
+        s, e = finding.span.start, finding.span.end
+        versions = ",".join(finding.vllm_versions)
+        lines.append(f"{s.line}:{s.column}-{e.line}:{e.column} {finding.code} [{versions}] "
+                     f"{finding.message}")
+    got = "".join(line + "\n" for line in lines)
+    expected = EXPECTED / path.parent.name / (path.name + ".out")
+    if request.config.getoption("--update-golden"):
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        expected.write_text(got, "utf-8")
+    assert expected.exists(), f"no reviewed expectations for {path.name}"
+    assert got == expected.read_text("utf-8")
 
 
 def test_compose_files_yield_invocations() -> None:
