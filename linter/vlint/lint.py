@@ -183,17 +183,16 @@ def _lint_config_refs(report: Report, user_target: Sequence[Version] | None,
 
 
 def _unparsable(path: str, kind: str, problem: Unparsable) -> Finding:
+    from vlint.checks.base import rule_finding
     from vlint.checks.unparsable_file import RULE
 
     end = Pos(problem.where.line, problem.where.column + 1)
-    return Finding(
-        code=RULE.code,
-        name=RULE.name,
-        severity=RULE.severity,
-        message=f"{problem.message}; vlint could not check this {kind} file",
-        help="fix the syntax; nothing in this file was linted",
-        path=path,
-        span=Span(problem.where, end),
+    return rule_finding(
+        RULE,
+        path,
+        Span(problem.where, end),
+        f"{problem.message}; vlint could not check this {kind} file",
+        "fix the syntax; nothing in this file was linted",
     )
 
 

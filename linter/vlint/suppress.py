@@ -168,15 +168,14 @@ def apply(
 
 
 def _unused(path: str, entry: Entry) -> Finding:
+    from vlint.checks.base import rule_finding
     from vlint.checks.unused_suppression import RULE
 
     what = f"'{entry.code}'" if entry.code else "every code"
-    return Finding(
-        code=RULE.code,
-        name=RULE.name,
-        severity=RULE.severity,
-        message=f"unused suppression for {what}",
-        help="remove it: no finding it covers is reported here",
-        path=path,
-        span=entry.span,
+    return rule_finding(
+        RULE,
+        path,
+        entry.span,
+        f"unused suppression for {what}",
+        "remove it: no finding it covers is reported here",
     )

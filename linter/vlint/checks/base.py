@@ -57,19 +57,47 @@ class Context:
         alternative: Fix | None = None,
         redact: tuple[Span, ...] = (),
     ) -> Finding:
-        return Finding(
-            code=rule.code,
-            name=rule.name,
-            severity=severity or rule.severity,
-            message=message,
-            help=help,
-            path=self.path,
-            span=span,
+        return rule_finding(
+            rule,
+            self.path,
+            span,
+            message,
+            help,
+            severity=severity,
             vllm_versions=(self.release,),
             fix=fix,
             alternative=alternative,
             redact=redact,
         )
+
+
+def rule_finding(
+    rule: Rule,
+    path: str,
+    span: Span,
+    message: str,
+    help: str,
+    *,
+    severity: Severity | None = None,
+    vllm_versions: tuple[str, ...] = (),
+    fix: Fix | None = None,
+    alternative: Fix | None = None,
+    redact: tuple[Span, ...] = (),
+) -> Finding:
+    """A finding of ``rule``; the pipeline uses it directly for the rules only it can report."""
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=severity or rule.severity,
+        message=message,
+        help=help,
+        path=path,
+        span=span,
+        vllm_versions=vllm_versions,
+        fix=fix,
+        alternative=alternative,
+        redact=redact,
+    )
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:

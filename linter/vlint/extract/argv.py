@@ -297,16 +297,3 @@ def _with_context(
         env_names={**names, **invocation.env_names},
     )
 
-
-def recognise(
-    words: Sequence[Token],
-    *,
-    path: str,
-    kind: str,
-    env: Mapping[str, Token] | None = None,
-    image: str | None = None,
-    env_names: Mapping[str, Span] | None = None,
-) -> Invocation | None:
-    """The first vLLM launch in ``words``, if any (see :func:`recognise_all`)."""
-    found = recognise_all(words, path=path, kind=kind, env=env, image=image, env_names=env_names)
-    return found[0] if found else None

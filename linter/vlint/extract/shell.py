@@ -394,20 +394,21 @@ def extract(
     """
     from dataclasses import replace
 
-    from vlint.extract.argv import recognise
+    from vlint.extract.argv import recognise_all
 
     locate = locate or line_locator(text)
     found: list[Invocation] = []
     for command in iter_commands(text, locate):
-        invocation = recognise(
+        launches = recognise_all(
             command.words, env=command.env, path=path, kind="shell", env_names=command.env_names
         )
-        if invocation is None:
+        if not launches:
             continue
         broken = line_break(text, command.end, locate) if shell else None
-        if broken is not None:
-            invocation = replace(invocation, line_breaks=(*invocation.line_breaks, broken))
-        found.append(invocation)
+        for invocation in launches:
+            if broken is not None:
+                invocation = replace(invocation, line_breaks=(*invocation.line_breaks, broken))
+            found.append(invocation)
     return found
 
 
