@@ -9,6 +9,7 @@ import click
 
 from vlint import __version__, cli_explain, outputs
 from vlint.config import ConfigError
+from vlint.confirm.cli import confirm_command
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 
@@ -124,12 +125,13 @@ check_command = click.command("check")(_run_check)
 _group.add_command(check_command)
 for _command in cli_explain.COMMANDS:
     _group.add_command(_command)
+_group.add_command(confirm_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run vlint; ``vlint PATHS`` and ``vlint check PATHS`` are the same command."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"check", *(command.name for command in cli_explain.COMMANDS)}
+    commands = {"check", "confirm", *(command.name for command in cli_explain.COMMANDS)}
     if not args or (args[0] not in commands and args[0] not in ("--version", "-h", "--help")):
         args = ["check", *args]
     try:

@@ -45,6 +45,8 @@ class Report:
     # vLLM --config files named by the invocations linted so far, with the first naming one.
     config_refs: dict[str, Invocation] = field(default_factory=dict)
     configs_linted: set[str] = field(default_factory=set)
+    # Every invocation linted, with the releases it was checked against (``vlint confirm``).
+    launches: list[tuple[Invocation, tuple[Version, ...]]] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -137,6 +139,7 @@ def lint_text(
         report.invocations += 1
         releases = _releases_for(invocation, user_target, report)
         report.targets.update(releases)
+        report.launches.append((invocation, tuple(releases)))
         checked = check_invocation(invocation, releases, policies)
         findings.extend(agreed_fixes(checked, releases))
     return _merge(findings)

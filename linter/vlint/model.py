@@ -174,6 +174,21 @@ class Fix:
     safe: bool
 
 
+ConfirmationState = Literal["confirmed", "refuted", "unverified"]
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What a real vLLM said about a finding (``vlint confirm``): ``state`` is ``confirmed`` (vLLM
+    rejects or warns as predicted), ``refuted`` (vLLM accepts: a false positive) or
+    ``unverified`` (``message`` says why); ``level`` is parse, config or start."""
+
+    state: ConfirmationState
+    level: str
+    vllm_release: str | None
+    message: str
+
+
 @dataclass(frozen=True)
 class Finding:
     """A problem at ``span``.
@@ -195,3 +210,5 @@ class Finding:
     # Source ranges no output may print (a secret's value): renderers that show source text
     # mask these characters.
     redact: tuple[Span, ...] = ()
+    # Set by ``vlint confirm``; None when no vLLM was asked.
+    confirmation: Confirmation | None = None

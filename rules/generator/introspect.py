@@ -25,7 +25,7 @@ _PROTO = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter" / "vlint" / "confirm"))
 import realparser  # noqa: E402
 from realparser import RealParser, to_json  # noqa: E402
 

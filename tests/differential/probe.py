@@ -33,7 +33,7 @@ _PROTO = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "rules" / "generator"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter" / "vlint" / "confirm"))
 import realparser  # noqa: E402
 
 _PARSERS: dict[str, realparser.RealParser | Exception] = {}

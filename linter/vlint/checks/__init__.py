@@ -40,6 +40,9 @@ MODULES: Mapping[str, str] = {
     "VL502": "trust_remote_code",
     "VL503": "secret_in_config",
     "VL504": "unpinned_image",
+    "VL901": "unpredicted_vllm_error",
+    "VL902": "unpredicted_vllm_warning",
+    "VL903": "setting_changed_at_start",
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vlint.lint import Report
-from vlint.model import Finding, Span
+from vlint.model import Confirmation, Finding, Span
 from vlint.redaction import masked_line
 
 
@@ -27,6 +27,12 @@ def _frame(finding: Finding, text: str | None, redact: tuple[Span, ...] = ()) ->
     ]
 
 
+def confirmation_line(confirmation: Confirmation) -> str:
+    """``confirmed by vLLM 0.32.0 (parse): <vLLM's message>``."""
+    by = f" by vLLM {confirmation.vllm_release}" if confirmation.vllm_release else ""
+    return f"{confirmation.state}{by} ({confirmation.level}): {confirmation.message}"
+
+
 def render(report: Report) -> str:
     out: list[str] = []
     # A line may hold several findings' secrets: every frame of a file masks all of them.
@@ -46,6 +52,8 @@ def render(report: Report) -> str:
         if finding.fix is not None:
             kind = "safe" if finding.fix.safe else "unsafe"
             out.append(f"  = fix ({kind}): {finding.fix.description}")
+        if finding.confirmation is not None:
+            out.append(f"  = {confirmation_line(finding.confirmation)}")
         out.append("")
     errors, warnings, infos = (report.count(s) for s in ("error", "warning", "info"))
     targets = ", ".join(str(v) for v in sorted(report.targets))

@@ -29,7 +29,12 @@ def annotation(finding: Finding) -> str:
         "title": f"{finding.code} {finding.name}",
     }
     written = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
-    message = escape_data(f"{finding.message}\nhelp: {finding.help}")
+    text = f"{finding.message}\nhelp: {finding.help}"
+    if finding.confirmation is not None:
+        from vlint.report.full import confirmation_line
+
+        text += f"\n{confirmation_line(finding.confirmation)}"
+    message = escape_data(text)
     return f"::{COMMANDS[finding.severity]} {written}::{message}"
 
 

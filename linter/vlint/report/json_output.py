@@ -7,7 +7,7 @@ from typing import Any
 
 from vlint import __version__
 from vlint.lint import Report
-from vlint.model import Finding, Fix
+from vlint.model import Confirmation, Finding, Fix
 
 FORMAT_VERSION = 1
 
@@ -45,7 +45,19 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "end_column": finding.span.end.column,
         "vllm_versions": list(finding.vllm_versions),
         "fix": _fix(finding.fix),
-        "confirmation": None,
+        "confirmation": confirmation_dict(finding.confirmation),
+    }
+
+
+def confirmation_dict(confirmation: Confirmation | None) -> dict[str, Any] | None:
+    """``vlint confirm``'s verdict on a finding (None when no vLLM was asked)."""
+    if confirmation is None:
+        return None
+    return {
+        "state": confirmation.state,
+        "level": confirmation.level,
+        "vllm_release": confirmation.vllm_release,
+        "message": confirmation.message,
     }
 
 

@@ -104,8 +104,17 @@ def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, 
             }
         ],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-        "properties": {"vllm_versions": list(finding.vllm_versions)},
+        "properties": _properties(finding),
     }
+
+
+def _properties(finding: Finding) -> dict[str, Any]:
+    properties: dict[str, Any] = {"vllm_versions": list(finding.vllm_versions)}
+    if finding.confirmation is not None:
+        from vlint.report.json_output import confirmation_dict
+
+        properties["confirmation"] = confirmation_dict(finding.confirmation)
+    return properties
 
 
 def _policy_rules(report: Report, known: Mapping[str, int]) -> list[dict[str, Any]]:

@@ -1,8 +1,10 @@
 """Build a vLLM release's real CLI parsers the way the release itself builds them.
 
-Runs inside the vLLM venv with the release's sources first on ``PYTHONPATH``.  Shared by
-``rules/generator/introspect.py`` and ``tests/differential/probe.py``; imports neither vlint nor
-anything outside the standard library until vLLM itself is loaded.
+Runs inside a vLLM interpreter (the cached venv with a release's sources first on ``PYTHONPATH``,
+or a user's own).  Shared by ``vlint.confirm.probe``, ``rules/generator/introspect.py`` and
+``tests/differential/probe.py``, which put this folder on ``sys.path`` and import it as the
+top-level module ``realparser``: it imports neither vlint nor anything outside the standard library
+until vLLM itself is loaded.
 
 Rather than re-creating a release's call chain (which moved between files many times), the
 release's own entry point is run -- the ``vllm`` console script, or ``python -m
