@@ -340,58 +340,28 @@ def describe(src: Path, meta: Mapping[str, object]) -> dict[str, object]:
 # ---------------------------------------------------------------------------------------------
 # Stand-in model
 
-MODEL_CONFIG = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 128,
-    "intermediate_size": 256,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 4,
-    "head_dim": 32,
-    "vocab_size": 1024,
-    "max_position_embeddings": 131072,
-    "rms_norm_eps": 1e-5,
-    "rope_theta": 10000.0,
-    "hidden_act": "silu",
-    "tie_word_embeddings": False,
-    "torch_dtype": "float32",
-    "bos_token_id": 1,
-    "eos_token_id": 2,
-    "pad_token_id": 0,
-}
-
-TOKENIZER_SCRIPT = r"""
-import json, sys
-from tokenizers import Tokenizer, models, pre_tokenizers, decoders, trainers
-out = sys.argv[1]
-tok = Tokenizer(models.BPE(unk_token="<unk>"))
-tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-tok.decoder = decoders.ByteLevel()
-trainer = trainers.BpeTrainer(vocab_size=1024, special_tokens=["<pad>", "<s>", "</s>", "<unk>"],
-                              initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-corpus = ["the quick brown fox jumps over the lazy dog %d" % i for i in range(200)]
-tok.train_from_iterator(corpus, trainer=trainer)
-tok.save(out + "/tokenizer.json")
-json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
-           "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 131072},
-          open(out + "/tokenizer_config.json", "w"), indent=2, sort_keys=True)
+# The stand-in model is the one vlint confirm generates (linter/vlint/confirm/probe.py), written
+# by that module inside the vLLM interpreter, with a context limit large enough for any test.
+PROBE_DIR = Path(__file__).resolve().parent.parent / "linter" / "vlint" / "confirm"
+MODEL_CONTEXT = 131072
+MODEL_SCRIPT = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import probe
+probe.write_standin_model(Path(sys.argv[2]), int(sys.argv[3]))
 """
 
 
 def ensure_model(home: Path, py: Path) -> Path:
     model = home / "model"
-    want = json.dumps(MODEL_CONFIG, indent=2, sort_keys=True) + "\n"
-    cfg = model / "config.json"
-    if cfg.exists() and cfg.read_text() == want and (model / "tokenizer.json").exists():
+    stamp = model / ".vlint-probe"
+    want = (PROBE_DIR / "probe.py").read_text("utf-8")
+    if stamp.exists() and stamp.read_text("utf-8") == want and (model / "tokenizer.json").exists():
         return model
-    model.mkdir(parents=True, exist_ok=True)
-    subprocess.run([str(py), "-c", TOKENIZER_SCRIPT, str(model)], check=True,
-                   env={**os.environ, **run_env(home)})
-    (model / "generation_config.json").write_text(
-        json.dumps({"bos_token_id": 1, "eos_token_id": 2}, sort_keys=True) + "\n"
-    )
-    cfg.write_text(want)
+    subprocess.run([str(py), "-c", MODEL_SCRIPT, str(PROBE_DIR), str(model), str(MODEL_CONTEXT)],
+                   check=True, env={**os.environ, **run_env(home)})
+    stamp.write_text(want, "utf-8")
     return model
 
 

@@ -9,7 +9,7 @@ import click
 
 from vlint import __version__, cli_explain, outputs
 from vlint.config import ConfigError
-from vlint.confirm.cli import confirm_command
+from vlint.cli_confirm import confirm_command
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 

@@ -100,13 +100,21 @@ def standin_model(context: int) -> str:
     is ``context`` tokens."""
     if context in _STANDINS:
         return _STANDINS[context]
+    folder = Path(_workdir()) / f"ctx{context}"
+    write_standin_model(folder, context)
+    _STANDINS[context] = str(folder)
+    return str(folder)
+
+
+def write_standin_model(folder: Path, context: int) -> None:
+    """Write the stand-in model into ``folder``; needs the ``tokenizers`` library (vLLM has it).
+    ``tools/vllm_env.py`` uses it too, for the cached model of the tests."""
     from tokenizers import (  # type: ignore[import-not-found]
         Tokenizer, decoders, models, pre_tokenizers, trainers)
 
-    folder = Path(_workdir()) / f"ctx{context}"
-    folder.mkdir()
+    folder.mkdir(parents=True, exist_ok=True)
     config = dict(STANDIN_CONFIG, max_position_embeddings=context)
-    (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
+    (folder / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     (folder / "generation_config.json").write_text(json.dumps({"bos_token_id": 1,
                                                                "eos_token_id": 2}))
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
@@ -121,8 +129,6 @@ def standin_model(context: int) -> str:
     (folder / "tokenizer_config.json").write_text(json.dumps({
         "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
         "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": context}))
-    _STANDINS[context] = str(folder)
-    return str(folder)
 
 
 def _context_of(value: Any) -> int:

@@ -1,4 +1,8 @@
-"""``vlint confirm``: lint, then ask a real vLLM about every finding (see :mod:`vlint.confirm`)."""
+"""``vlint confirm``: lint, then ask a real vLLM about every finding (see :mod:`vlint.confirm`).
+
+Kept outside the ``vlint.confirm`` package so that registering the command costs the lint path
+nothing: the package (subprocesses, the probe protocol) is imported only when confirm runs.
+"""
 
 from __future__ import annotations
 
