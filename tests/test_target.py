@@ -63,11 +63,12 @@ def test_nearest_folder_wins_and_search_stops_at_the_repository(tmp_path: Path) 
 
 
 def test_unknown_pin_is_not_checked_against_another_release(tmp_path: Path) -> None:
-    root = _project(tmp_path, {"requirements.txt": "vllm==0.10.1\n",
+    # 0.4.0 is a real release older than the catalog's first (0.4.1).
+    root = _project(tmp_path, {"requirements.txt": "vllm==0.4.0\n",
                                "run.sh": "vllm serve m --max-num-seqz 8\n"})
     report = lint([str(root / "run.sh")], Settings())
     assert report.findings == []
-    assert any("pins vllm==0.10.1" in note for note in report.notes)
+    assert any("pins vllm==0.4.0" in note for note in report.notes)
 
 
 def test_image_tag_beats_project_pin_and_the_cli_beats_both(tmp_path: Path) -> None:
@@ -82,3 +83,49 @@ def test_no_pin_uses_the_newest_release_and_says_so(tmp_path: Path) -> None:
     report = lint([str(root / "run.sh")], Settings())
     assert report.defaulted_target
     assert report.notes[0].startswith("no target release given or pinned")
+
+
+def _newest() -> str:
+    from vlint import catalog
+
+    return str(catalog.newest())
+
+
+def test_a_target_newer_than_every_known_release_is_checked_as_the_newest(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"run.sh": "vllm serve m --max-num-seqz 8\n"})
+    report = lint([str(root / "run.sh")], Settings(target="99.0.0"))
+    assert [str(v) for v in report.targets] == [_newest()]
+    assert "VL101" in {f.code for f in report.findings}
+    assert any("99.0.0 is newer than every release" in note for note in report.notes)
+
+
+def test_a_project_range_above_every_known_release_is_checked_as_the_newest(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path, {"requirements.txt": "vllm>=99.1\n", "run.sh": SCRIPT})
+    report = lint([str(root / "run.sh")], Settings())
+    assert [str(v) for v in report.targets] == [_newest()]
+    assert any("pins vllm>=99.1: vLLM >=99.1 is newer" in note for note in report.notes)
+
+
+def test_latest_image_tag_means_the_newest_release_even_over_a_project_pin(
+    tmp_path: Path,
+) -> None:
+    for image in ("vllm/vllm-openai:latest", "vllm/vllm-openai"):
+        compose = COMPOSE.replace("vllm/vllm-openai:v0.31.0", image)
+        root = _project(tmp_path / image.replace("/", "_").replace(":", "_"),
+                        {"requirements.txt": "vllm==0.31.0\n", "docker-compose.yml": compose})
+        report = lint([str(root / "docker-compose.yml")], Settings())
+        assert [str(v) for v in report.targets] == [_newest()], image
+        assert any("the image tag means the latest vLLM release" in n for n in report.notes)
+
+
+def test_a_tag_of_an_image_that_is_not_vllm_is_no_vllm_release(tmp_path: Path) -> None:
+    compose = """services:
+  llm:
+    image: python:3.31.0
+    command: ["vllm", "serve", "m", "--max-num-seqs", "8"]
+"""
+    root = _project(tmp_path, {"requirements.txt": "vllm==0.32.0\n",
+                               "docker-compose.yml": compose})
+    assert _targets(root / "docker-compose.yml") == ["0.32.0"]

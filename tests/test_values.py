@@ -6,7 +6,6 @@ The catalog's ``types`` section holds, per release, what each real ``type=`` cal
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Iterator
@@ -22,15 +21,14 @@ except ImportError:  # running from a checkout without an installed vlint
     sys.path.insert(0, str(ROOT / "linter"))
     from vlint.values import ParsedValue, is_exact, parse_value
 
-RELEASES = ROOT / "rules" / "vlint_rules" / "data" / "releases"
-
-
 def recorded() -> Iterator[tuple[str, str, dict[str, Any], str, dict[str, Any]]]:
-    for path in sorted(RELEASES.glob("*.json")):
-        data = json.loads(path.read_text())
+    from vlint import catalog
+
+    for version in catalog.known_releases():
+        data = catalog.load(version).raw
         for type_id, spec in sorted(data["types"].items()):
             for text, answer in sorted(spec["probes"].items()):
-                yield path.stem, type_id, spec, text, answer
+                yield str(version), type_id, spec, text, answer
 
 
 ALL = list(recorded())

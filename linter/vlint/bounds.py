@@ -84,12 +84,29 @@ class Violation:
     written: Sequence[str]
 
 
-def _condition_holds(settings: Mapping[str, Setting], when: Mapping[str, Any]) -> bool:
+def _condition_holds(resolution: Resolution, when: Mapping[str, Any]) -> bool:
+    """Each condition holds on the resolved setting: a plain value is equality with a certain
+    value; a table compares (``{">" = 1}``) or asks that the user left it unset
+    (``{unset = true}``: not written, no certain value but None)."""
+    settings = resolution.settings
     for name, expected in when.items():
         setting = settings.get(name)
-        if setting is None or not setting.certain or setting.value != expected:
+        if isinstance(expected, Mapping):
+            if not all(_test(resolution, name, setting, op, bound)
+                       for op, bound in expected.items()):
+                return False
+        elif setting is None or not setting.certain or setting.value != expected:
             return False
     return True
+
+
+def _test(resolution: Resolution, name: str, setting: Setting | None, op: str,
+          bound: Any) -> bool:
+    if op == "unset":
+        unset = resolution.written(name) is None and (setting is None or setting.value is None)
+        return unset is bool(bound)
+    value = number(setting)
+    return value is not None and OPERATORS[op](value, int(bound))
 
 
 def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
@@ -98,7 +115,7 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
     for bound in bounds(code):
         if not bound.releases.contains(version, prereleases=True):
             continue
-        if not _condition_holds(settings, bound.when):
+        if not _condition_holds(resolution, bound.when):
             continue
         left = _size(settings.get(bound.left))
         rights = [_size(settings.get(name)) for name in bound.right]
@@ -119,11 +136,15 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
         yield Violation(bound, left, product, anchor.span, written)
 
 
+MAX_SIZE = 10**100
+
+
 def _size(setting: Setting | None) -> int | None:
     """A certain, positive size; ``-1``/``auto`` ("from the model") and invalid values are
     unknown, and a bound on an unknown value does not apply."""
     value = number(setting)
-    return value if value is not None and value > 0 else None
+    # Beyond any machine: products of such numbers would not even print (int -> str limit).
+    return value if value is not None and 0 < value < MAX_SIZE else None
 
 
 def in_range(version: Version, specifier: str) -> bool:

@@ -1,7 +1,9 @@
 """What each vLLM release accepts, read from the generated data in ``vlint_rules``.
 
-Loading is lazy and cached: a run that targets one release reads one file.  Facts that span
-releases (when an option string first and last appeared) are computed only when a rule asks.
+Loading is lazy and cached: a run that targets one release reads that release's keyframe and
+the few deltas after it (``vlint_rules.store``).  Facts that span releases (when an option
+string was present, when it was first marked deprecated) come from ``lifecycle.json``, so they
+need no release to be loaded.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 import vlint_rules
+from vlint_rules import store
 
 DATA = Path(vlint_rules.__file__).parent / "data"
 
@@ -186,13 +189,27 @@ def newest() -> Version:
 
 
 @cache
+def _names() -> Mapping[Version, str]:
+    return {Version(v): v for v in index()["releases"]}
+
+
+def _read(name: str) -> Mapping[str, Any]:
+    with (DATA / "releases" / f"{name}.json").open(encoding="utf-8") as handle:
+        stored: Mapping[str, Any] = json.load(handle)
+    return stored
+
+
+# Stored forms of the releases rebuilt so far (keyframes and deltas share them).
+_STORED: dict[str, Any] = {}
+
+
+@cache
 def load(version: str | Version) -> Release:
     wanted = Version(str(version))
-    name = next((str(v) for v in index()["releases"] if Version(v) == wanted), None)
+    name = _names().get(wanted)
     if name is None:
         raise KeyError(str(version))
-    with (DATA / "releases" / f"{name}.json").open(encoding="utf-8") as handle:
-        return Release(wanted, json.load(handle))
+    return Release(wanted, store.unpack(name, _read, _STORED))
 
 
 class UnknownTarget(ValueError):
@@ -201,6 +218,24 @@ class UnknownTarget(ValueError):
 
 def resolve_target(text: str) -> tuple[Version, ...]:
     """The known releases a ``--target-version`` value names: one release, or a range."""
+    return target(text).releases
+
+
+@dataclass(frozen=True)
+class Target:
+    """The known releases a target names, and a note when they are a stand-in."""
+
+    releases: tuple[Version, ...]
+    note: str | None = None
+
+
+def target(text: str) -> Target:
+    """Resolve a release (``0.10.1``, ``v0.10.1``) or a PEP 440 range (``>=0.8,<0.11``).
+
+    A target newer than every known release is checked as the newest known one, with a note
+    (its flags are most likely the newest's plus some); an unknown release inside or below the
+    known range raises UnknownTarget, since judging it by another release gives false errors.
+    """
     text = text.strip()
     known = known_releases()
     try:
@@ -209,16 +244,39 @@ def resolve_target(text: str) -> tuple[Version, ...]:
         version = None
     if version is not None:
         if version in known:
-            return (version,)
+            return Target((version,))
+        if version > known[-1]:
+            return Target((known[-1],), _newer_note(text))
         raise UnknownTarget(text)
     try:
         specifier = SpecifierSet(text)
     except InvalidSpecifier as error:
         raise UnknownTarget(text) from error
     matched = tuple(v for v in known if specifier.contains(v, prereleases=True))
-    if not matched:
-        raise UnknownTarget(text)
-    return matched
+    if matched:
+        return Target(matched)
+    if any(v > known[-1] and specifier.contains(v, prereleases=True)
+           for v in _versions_named(specifier)):
+        return Target((known[-1],), _newer_note(text))
+    raise UnknownTarget(text)
+
+
+def _versions_named(specifier: SpecifierSet) -> Iterable[Version]:
+    """The versions a range names, and the next ones: enough to see if it lies above ours."""
+    for clause in specifier:
+        try:
+            named = Version(clause.version.replace(".*", ""))
+        except InvalidVersion:
+            continue
+        release = named.release
+        yield named
+        yield Version(".".join(map(str, (*release[:-1], release[-1] + 1))))
+        yield Version(".".join(map(str, (*release, 1))))
+
+
+def _newer_note(text: str) -> str:
+    return (f"vLLM {text} is newer than every release vlint knows; checked as "
+            f"{newest()}, the newest known (flags added since are not known yet)")
 
 
 def known_range() -> str:
@@ -228,22 +286,70 @@ def known_range() -> str:
 
 @dataclass(frozen=True)
 class Lifetime:
+    """The known releases that had an option string: ``first`` and ``last``, and ``ranges`` of
+    consecutive known releases (a string can disappear and come back)."""
+
     first: Version
     last: Version
+    ranges: tuple[tuple[Version, Version], ...] = ()
+    deprecated_in: Version | None = None
+    deprecated_message: str | None = None
+
+    def present_in(self, version: Version) -> bool:
+        return any(low <= version <= high for low, high in self.ranges or ((self.first, self.last),))
+
+
+@cache
+def lifecycle() -> Mapping[str, Any]:
+    with (DATA / "lifecycle.json").open(encoding="utf-8") as handle:
+        loaded: Mapping[str, Any] = json.load(handle)
+    return loaded
 
 
 @cache
 def option_lifetimes(entry: str = "serve") -> Mapping[str, Lifetime]:
-    """First and last known release of every option string (for removed / not-yet flags)."""
+    """Every option string of this entry point (``serve``, ``api_server``) in any known release:
+    the releases that had it, and where it was first marked deprecated."""
+    facts = lifecycle().get(entry) or {}
+    versions = {name: Version(name) for name in index()["releases"]}
+    deprecated = facts.get("deprecated", {})
     lifetimes: dict[str, Lifetime] = {}
-    for version in known_releases():
-        parser = load(version).parser(entry)
-        if parser is None:
-            continue
-        for string in parser.by_string:
-            seen = lifetimes.get(string)
-            lifetimes[string] = Lifetime(seen.first if seen else version, version)
+    for string, spans in facts.get("options", {}).items():
+        ranges = tuple((versions[low], versions[high]) for low, high in spans)
+        mark = deprecated.get(string)
+        lifetimes[string] = Lifetime(
+            ranges[0][0], ranges[-1][1], ranges,
+            versions[mark["release"]] if mark else None,
+            (mark.get("message") or "deprecated") if mark else None,
+        )
     return lifetimes
+
+
+@cache
+def _entry_releases(entry: str) -> frozenset[Version]:
+    facts = lifecycle().get(entry) or {}
+    return frozenset(Version(name) for name in facts.get("releases", ()))
+
+
+def has_entry(version: Version, entry: str) -> bool:
+    """Whether the release has this entry point (``vllm serve`` came after the api_server
+    module)."""
+    return version in _entry_releases(entry)
+
+
+def option_strings(version: Version, entry: str = "serve") -> frozenset[str]:
+    """The option strings of one release's entry point (empty if it has none), without loading
+    the release."""
+    return frozenset(string for string, life in option_lifetimes(entry).items()
+                     if life.present_in(version))
+
+
+def added_removed(a: Version, b: Version, entry: str = "serve"
+                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The option strings release ``b`` has that ``a`` has not, and those ``a`` has that ``b``
+    has not (sorted)."""
+    before, after = option_strings(a, entry), option_strings(b, entry)
+    return tuple(sorted(after - before)), tuple(sorted(before - after))
 
 
 def releases_between(releases: Iterable[Version], low: Version, high: Version) -> Sequence[Version]:

@@ -10,6 +10,7 @@ import click
 from vlint import __version__, cli_explain, outputs
 from vlint.config import ConfigError
 from vlint.cli_confirm import confirm_command
+from vlint.cli_flags import flags_command
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 
@@ -49,6 +50,9 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
         click.option("--stdin-filename", metavar="NAME",
                      help="The name to lint standard input as, when a path is '-'."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+        click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Processes that lint the files launching vLLM; 0 chooses: one per CPU "
+                     "when there are enough such files, else one."),
         click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains."),
         click.option("--unsafe-fixes", is_flag=True,
                      help="With --fix or --diff, also apply unsafe fixes; alone, list them."),
@@ -76,6 +80,7 @@ def _run_check(
     extend_select: tuple[str, ...] = (),
     config_path: str | None = None,
     isolated: bool = False,
+    jobs: int = 0,
 ) -> None:
     from vlint import catalog, config
     from vlint.lint import Settings, lint
@@ -101,6 +106,7 @@ def _run_check(
         stdin_text=stdin_text,
         stdin_filename=stdin_filename,
         extend_select=_codes(extend_select),
+        jobs=jobs,
     ))
     report = lint(list(paths) or ["."], settings)
     fixed = None
@@ -126,12 +132,13 @@ _group.add_command(check_command)
 for _command in cli_explain.COMMANDS:
     _group.add_command(_command)
 _group.add_command(confirm_command)
+_group.add_command(flags_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run vlint; ``vlint PATHS`` and ``vlint check PATHS`` are the same command."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"check", "confirm", *(command.name for command in cli_explain.COMMANDS)}
+    commands = {"check", "confirm", "flags", *(command.name for command in cli_explain.COMMANDS)}
     if not args or (args[0] not in commands and args[0] not in ("--version", "-h", "--help")):
         args = ["check", *args]
     try:

@@ -20,14 +20,22 @@ def apply_or_diff(
         count = sum(change.fixes for change in changes)
         click.echo(f"Would apply {count} fix(es) to {len(changes)} file(s).", err=True)
         raise SystemExit(1 if changes else 0)
-    written = [change for change in changes if write(change)]
+    written: list[Change] = []
+    failed: dict[str, str] = {}
+    for change in changes:
+        try:
+            if write(change):
+                written.append(change)
+        except OSError as error:  # a read-only folder, a full disk: the original is kept
+            failed[change.path] = f"{change.path}: not fixed ({error.strerror or error})"
     if written:
         report = lint(paths, settings)
     for change in changes:
-        if change not in written:
+        if change not in written and change.path not in failed:
             report.notes.append(
                 f"{change.path}: changed on disk while vlint was fixing it; left as it is"
             )
+    report.notes.extend(failed.values())
     return report, written
 
 

@@ -112,6 +112,9 @@ def walk(paths: Sequence[str], excluded: PathMatcher | None = None) -> Iterator[
                 yield given
             continue
         ignored = _gitignore(root)
+        if ignored is None and excluded is None:
+            yield from _plain_walk(root)
+            continue
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(
                 d for d in dirs
@@ -122,6 +125,17 @@ def walk(paths: Sequence[str], excluded: PathMatcher | None = None) -> Iterator[
                 path = Path(folder, name)
                 if not _ignored(ignored, root, path, False) and not skip(path, False):
                     yield str(path)
+
+
+def _plain_walk(root: Path) -> Iterator[str]:
+    """``walk`` when nothing is ignored but ALWAYS_EXCLUDED: the same names, without building a
+    Path for every file (a third of the walk).  Folder names from os.walk are already in Path's
+    normal form but for the leading ``./`` of the root ``.``, which Path drops."""
+    strip = 2 if str(root) == "." else 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED)
+        for name in sorted(files):
+            yield os.path.join(folder, name)[strip:]
 
 
 def _gitignore(root: Path) -> object | None:

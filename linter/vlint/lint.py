@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from packaging.version import Version
 
@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from vlint.extract import Unparsable
     from vlint.policy import Policy
 from vlint.model import SEVERITY_RANK, Finding, Invocation, Pos, Severity, Span
+
+
+MAX_FILE_SIZE = 2 * 2**20  # bytes
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,13 @@ class Settings:
     config_dir: str | None = None
     policies: tuple[Policy, ...] = ()
     warnings_as_errors: bool = False  # the strict preset; severity overrides still win
+    # Worker processes for the files that launch vLLM; 0 chooses (see ``_workers``).  Workers
+    # leave Report.launches empty: only ``vlint confirm`` reads it, and it lints in one process
+    # (sending every token back would cost as much as a fifth of the linting).
+    jobs: int = 1
+    # Bigger files are skipped with a note: no deployment file comes near it, and parsing a
+    # huge generated YAML or Markdown file would take minutes.
+    max_file_size: int = MAX_FILE_SIZE
 
 
 @dataclass
@@ -57,36 +67,29 @@ class Report:
 
 def lint(paths: Sequence[str], settings: Settings) -> Report:
     """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``)."""
-    from vlint.discover import kind_of, prefilter
     from vlint.filtering import filter_findings
     from vlint.suppress import mentions
 
-    user_target = catalog.resolve_target(settings.target) if settings.target else None
     report = Report()
-    for path in _expand(paths, settings):
-        if path == "-":
-            name = settings.stdin_filename or "-"
-            data = (settings.stdin_text or "").encode("utf-8")
+    user_target = None
+    if settings.target:
+        resolved = catalog.target(settings.target)
+        user_target = resolved.releases
+        if resolved.note:
+            report.notes.append(resolved.note)
+    items = _read(paths, settings, report)
+    if settings.jobs != 1:
+        items = _in_parallel(list(items), settings, user_target)
+    for item in items:
+        if isinstance(item, str):
+            report.notes.append(item)
+            continue
+        name, kind, text, part = item
+        if part is None:
+            found = lint_text(name, kind, text, user_target, report, settings.policies)
         else:
-            name = path
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError as error:
-                report.notes.append(f"{path}: skipped ({error.strerror or error})")
-                continue
-        report.files += 1
-        if not prefilter(data, name):
-            continue
-        kind = kind_of(name, data)
-        if kind is None:
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            report.notes.append(f"{name}: skipped (not UTF-8)")
-            continue
-        found = lint_text(name, kind, text, user_target, report, settings.policies)
+            found = part.findings
+            _absorb(report, part)
         # A file without findings still reaches the filter stage if a suppression in it may be
         # unused.
         if found or mentions(text):
@@ -104,6 +107,137 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
             f"{catalog.newest()} (use --target-version)",
         )
     return report
+
+
+# A file to lint (name, kind, text, and its results when a worker linted it) or a note.
+_Item: TypeAlias = "str | tuple[str, str, str, Report | None]"
+
+
+def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[_Item]:
+    """Every file of ``paths`` that may launch vLLM, in order, with a note for each skipped one;
+    the byte prefilter and the kind (name and bytes only) come before any decoding or parsing."""
+    import os
+    import stat
+
+    from vlint.discover import kind_of, prefilter
+
+    for path in _expand(paths, settings):
+        if path == "-":
+            name = settings.stdin_filename or "-"
+            # Under a C locale Python reads undecodable stdin bytes as lone surrogates: give the
+            # bytes back, so that they are "not UTF-8" as they would be in a file.
+            data = (settings.stdin_text or "").encode("utf-8", "surrogateescape")
+        else:
+            name = path
+            try:
+                if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read
+                    yield f"{path}: skipped (not a regular file)"
+                    continue
+                with open(path, "rb") as handle:
+                    data = handle.read(settings.max_file_size + 1)
+            except OSError as error:
+                yield f"{path}: skipped ({error.strerror or error})"
+                continue
+            if len(data) > settings.max_file_size:
+                report.files += 1
+                if prefilter(data, name) and kind_of(name, data) is not None:
+                    yield (f"{path}: skipped (larger than vlint's maximum file size, "
+                           f"{settings.max_file_size:,} bytes)")
+                continue
+        report.files += 1
+        if not prefilter(data, name):
+            continue
+        kind = kind_of(name, data)
+        if kind is None:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            yield f"{name}: skipped (not UTF-8)"
+            continue
+        yield name, kind, text, None
+
+
+# The fewest launching files a worker gets when the number is chosen: a second process costs
+# about 0.1 s of CPU (the fork, a cold catalog and caches, sending the findings back), about
+# what 30-40 such files take to lint, so with 64 each the split pays where the CPUs are free
+# (on a machine already busy it gains nothing; ``--jobs 1`` then saves that CPU).
+FILES_PER_WORKER = 64
+_WORK: tuple[list[tuple[str, str, str]], Sequence[Version] | None, Sequence[Policy]] | None = None
+
+
+def _workers(requested: int, files: int) -> int:
+    """How many processes lint ``files`` files: ``requested`` (0: one per available CPU, while
+    each has ``FILES_PER_WORKER`` files), never more than the files; 1 where processes cannot
+    be forked (they inherit the loaded modules and catalog instead of importing them again)."""
+    import os
+
+    wanted = min(requested, files) if requested else files // FILES_PER_WORKER
+    if wanted <= 1:
+        return wanted
+    import multiprocessing
+    import sys
+
+    # Forked workers start at once with everything loaded; fork is safe on Linux only (macOS
+    # system libraries may crash in a forked child, Windows has none).
+    forks = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+    if not forks:
+        return 1
+    if requested:
+        return wanted
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cpus or 1, wanted)
+
+
+def _in_parallel(
+    items: list[_Item], settings: Settings, user_target: Sequence[Version] | None
+) -> Iterator[_Item]:
+    """``items`` with each file linted by a worker, in the same order (so the report is the one
+    a single process makes); contiguous chunks, several per worker to even out their load."""
+    global _WORK
+    files = [item[:3] for item in items if not isinstance(item, str)]
+    jobs = _workers(settings.jobs, len(files))
+    if jobs <= 1:
+        yield from items
+        return
+    import multiprocessing
+
+    size = -(-len(files) // (jobs * 4))
+    chunks = [(start, min(start + size, len(files))) for start in range(0, len(files), size)]
+    _WORK = (files, user_target, settings.policies)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = (part for chunk in pool.imap(_lint_chunk, chunks) for part in chunk)
+            for item in items:
+                yield item if isinstance(item, str) else (*item[:3], next(parts))
+    finally:
+        _WORK = None
+
+
+def _lint_chunk(bounds: tuple[int, int]) -> list[Report]:
+    """In a worker: each file of the chunk linted into a report of its own."""
+    assert _WORK is not None
+    files, user_target, policies = _WORK
+    parts = []
+    for name, kind, text in files[bounds[0] : bounds[1]]:
+        part = Report()
+        part.findings = lint_text(name, kind, text, user_target, part, policies)
+        part.launches = []
+        parts.append(part)
+    return parts
+
+
+def _absorb(report: Report, part: Report) -> None:
+    """Add what linting one file left in ``part`` (all but its findings) to ``report``, as
+    linting it into ``report`` would have (lint_text makes every note with ``_note_once``)."""
+    report.invocations += part.invocations
+    report.targets |= part.targets
+    report.defaulted_target |= part.defaulted_target
+    report.configs_linted |= part.configs_linted
+    for config, invocation in part.config_refs.items():
+        report.config_refs.setdefault(config, invocation)
+    for note in part.notes:
+        _note_once(report, note)
 
 
 def _expand(paths: Sequence[str], settings: Settings) -> Iterable[str]:
@@ -164,6 +298,7 @@ def _lint_config_refs(report: Report, user_target: Sequence[Version] | None,
                       settings: Settings) -> None:
     """Lint each vLLM --config file an invocation names, once, as that invocation's config."""
     import os
+    import stat
 
     from vlint.extract.vllm_config import KIND, referenced_by
 
@@ -174,8 +309,15 @@ def _lint_config_refs(report: Report, user_target: Sequence[Version] | None,
         if os.path.normpath(config) in report.configs_linted:
             continue
         try:
-            with open(config, encoding="utf-8") as handle:
-                text = handle.read()
+            # A config may name any path (/dev/zero, a FIFO): read regular files, and not
+            # more than the maximum file size.
+            if not stat.S_ISREG(os.stat(config).st_mode):
+                continue
+            with open(config, "rb") as handle:
+                data = handle.read(settings.max_file_size + 1)
+            if len(data) > settings.max_file_size:
+                continue
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         report.files += 1
@@ -205,16 +347,24 @@ def _releases_for(
     if user_target is not None:
         return user_target
     if invocation.target is not None:
-        pinned = Version(invocation.target)
-        if pinned in catalog.known_releases():
-            return (pinned,)
-        # Judging a pinned old release by another release's flags gives false errors.
-        report.notes.append(
-            f"{invocation.path}:{invocation.anchor.start.line}: image pins vLLM {pinned}, which "
-            f"this catalog does not cover ({catalog.known_range()}); not checked (pass "
-            "--target-version to check it against a known release)"
-        )
-        return ()
+        from vlint.extract.argv import LATEST
+
+        where = f"{invocation.path}:{invocation.anchor.start.line}"
+        if invocation.target == LATEST:
+            _note_once(report, f"{where}: the image tag means the latest vLLM release; checked "
+                               f"as {catalog.newest()}, the newest vlint knows (pin the tag)")
+            return (catalog.newest(),)
+        try:
+            resolved = catalog.target(invocation.target)
+        except catalog.UnknownTarget:
+            # Judging a pinned old release by another release's flags gives false errors.
+            _note_once(report, f"{where}: image pins vLLM {invocation.target}, which this "
+                               f"catalog does not cover ({catalog.known_range()}); not checked "
+                               "(pass --target-version to check it against a known release)")
+            return ()
+        if resolved.note:
+            _note_once(report, f"{where}: image tag: {resolved.note}")
+        return resolved.releases
     pinned_by_project = _project_releases(invocation.path, report)
     if pinned_by_project is not None:
         return pinned_by_project
@@ -230,15 +380,20 @@ def _project_releases(path: str, report: Report) -> Sequence[Version] | None:
     if specifier is None:
         return None
     try:
-        return catalog.resolve_target(specifier)
+        resolved = catalog.target(specifier)
     except catalog.UnknownTarget:
-        note = (
-            f"{path}: the project pins vllm{specifier}, which this catalog does not cover "
-            f"({catalog.known_range()}); not checked (pass --target-version to check it)"
-        )
-        if note not in report.notes:
-            report.notes.append(note)
+        _note_once(report, f"{path}: the project pins vllm{specifier}, which this catalog does "
+                           f"not cover ({catalog.known_range()}); not checked (pass "
+                           "--target-version to check it)")
         return ()
+    if resolved.note:
+        _note_once(report, f"{path}: the project pins vllm{specifier}: {resolved.note}")
+    return resolved.releases
+
+
+def _note_once(report: Report, note: str) -> None:
+    if note not in report.notes:
+        report.notes.append(note)
 
 
 def check_invocation(
@@ -251,9 +406,12 @@ def check_invocation(
     findings: list[Finding] = []
     for version in releases:
         resolution = resolve(invocation, catalog.load(version))
-        if resolution.parser is None:
-            continue
         context = Context(resolution)
+        if resolution.parser is None:
+            from vlint.checks.flag_not_yet_available import missing_entry
+
+            findings.extend(missing_entry(context))
+            continue
         for rule in all_rules():
             findings.extend(rule.check(context))
         if policies:

@@ -333,6 +333,9 @@ def _replace(use: OptionUse, **changes: Any) -> OptionUse:
 
 def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
     span = use.token.span
+    if option.action == "StoreBoolean":
+        _store_boolean(resolution, use, option)
+        return
     if not option.takes_value:
         value: Any
         if option.action == "count":
@@ -366,6 +369,17 @@ def _store(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
     resolution.settings[option.dest] = Setting(value, span, certain)
 
 
+def _store_boolean(resolution: Resolution, use: OptionUse, option: OptionSpec) -> None:
+    """vLLM's ``StoreBoolean`` (``--enable-chunked-prefill[=true|false]``, 0.5.5-0.8.0): the
+    value in any case, or the option's const when given bare."""
+    given = use.values[0] if use.values else None
+    text = given.text if given is not None else str(option.const)
+    certain = (given is None or given.literal) and text.lower() in ("true", "false")
+    span = given.span if given is not None else use.token.span
+    value: Any = text.lower() == "true" if certain else text
+    resolution.settings[option.dest] = Setting(value, span, certain)
+
+
 def _apply_defaults(resolution: Resolution, parser: ParserSpec) -> None:
     # Written settings shadow the release's certain defaults, which are built once per parser.
     resolution.settings = ChainMap(dict(resolution.settings), _parser_defaults(parser))
@@ -384,7 +398,8 @@ def _parser_defaults(parser: ParserSpec) -> dict[str, Setting]:
 
 
 def _resolve_keywords(invocation: Invocation, release: Release) -> Resolution:
-    parser = release.parser("serve")
+    # The serve parser types the settings; before `vllm serve` existed the API server's did.
+    parser = release.parser("serve") or release.parser("api_server")
     resolution = Resolution(release, invocation, parser)
     callee = invocation.callee or "LLM"
     fields = release.engine_fields(callee)

@@ -13,9 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 _LOCKS = ("uv.lock", "poetry.lock", "pdm.lock")
 _REQUIREMENTS = re.compile(r"^requirements.*\.(txt|in)$")
 
@@ -61,7 +58,7 @@ def _toml(path: Path) -> dict[str, Any] | None:
 def _locked(path: Path) -> str | None:
     document = _toml(path) if path.is_file() else None
     for package in (document or {}).get("package", ()):
-        if isinstance(package, dict) and canonicalize_name(str(package.get("name", ""))) == "vllm":
+        if isinstance(package, dict) and _names_vllm(str(package.get("name", ""))):
             version = package.get("version")
             return str(version) if version else None
     return None
@@ -69,15 +66,28 @@ def _locked(path: Path) -> str | None:
 
 def _specifier_of(line: str) -> str | None:
     text = line.split("#", 1)[0].strip()
-    if not text or text.startswith("-"):
+    # Only a line that names vllm needs parsing (and packaging, 15 ms to import).
+    if not text or text.startswith("-") or "vllm" not in text.lower():
         return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
         return None
-    if canonicalize_name(requirement.name) != "vllm" or not requirement.specifier:
+    if not _names_vllm(requirement.name) or not requirement.specifier:
         return None
     return str(requirement.specifier)
+
+
+def _names_vllm(name: str) -> bool:
+    """Whether a distribution name is vllm's (any case: "vllm" has no separators to normalise,
+    so a name without it in any case cannot be vllm)."""
+    if "vllm" not in name.lower():
+        return False
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name) == "vllm"
 
 
 def _required(path: Path) -> str | None:

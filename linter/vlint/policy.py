@@ -383,6 +383,8 @@ def installed() -> tuple[Policy, ...]:
     An entry point names an object (or a function called without arguments) giving a path
     (``str`` or ``Path``) to a policy file, a list of such paths, or a policy file's YAML text.
     """
+    if not _may_have_packs():
+        return ()
     from importlib.metadata import entry_points
 
     found: list[Policy] = []
@@ -398,6 +400,37 @@ def installed() -> tuple[Policy, ...]:
             ) from None
         found.extend(_from_pack(provided, origin))
     return tuple(found)
+
+
+def _may_have_packs() -> bool:
+    """False when no distribution on ``sys.path`` can declare a pack: no ``entry_points.txt``
+    of a ``.dist-info`` or ``.egg-info`` folder names the group.  Importing importlib.metadata
+    and reading every distribution costs every run tens of milliseconds; these few reads do not.
+    Anything this scan cannot see (a zip on the path, a finder of distributions besides the
+    path's) makes it answer True."""
+    import os
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(f is not PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
+        return True
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            if os.path.isfile(entry):
+                return True
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as file:
+                        if group in file.read():
+                            return True
+                except OSError:
+                    continue
+    return False
 
 
 def _from_pack(provided: object, origin: str) -> list[Policy]:

@@ -63,7 +63,9 @@ def rewrite(args: Sequence[Token], parser: ParserSpec, entry: str) -> Rewritten:
                 result.args[0].span,
             )
         )
-    if parser.feature("dash_O"):
+    # -O<n> is rewritten to --optimization-level before argparse; where -O is an option string
+    # of the parser itself (--compilation-config's alias up to 0.10), argparse takes it as is.
+    if parser.feature("dash_O") and "-O" not in parser.by_string:
         result.args = _optimization_level(result.args)
     if parser.feature("dotted_json"):
         _fold_dotted(result)
@@ -170,7 +172,7 @@ def _fold_dotted(result: Rewritten) -> None:
 def _dotted_value(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = parse_human_int(text)
         return parsed.value if parsed.ok else text
 

@@ -51,20 +51,23 @@ def _fail(message: str) -> ParsedValue:
 def parse_human_int(text: str) -> ParsedValue:
     value = text.strip()
     match = HUMAN.fullmatch(value)
-    if match:
-        number, suffix = match.groups()
-        if suffix in DECIMAL:
-            # Same float arithmetic as vLLM, so rounding matches (e.g. 1.1k).
-            return ParsedValue(True, int(float(number) * DECIMAL[suffix]), None, suffix, False)
-        if "." in number:
-            return _fail(
-                f"Decimals are not allowed with binary suffixes like {suffix}. "
-                f"Did you mean to use {number}{suffix.lower()} instead?"
-            )
-        return ParsedValue(True, int(number) * BINARY[suffix], None, suffix, True)
     try:
+        if match:
+            number, suffix = match.groups()
+            if suffix in DECIMAL:
+                # Same float arithmetic as vLLM, so rounding matches (e.g. 1.1k).
+                return ParsedValue(True, int(float(number) * DECIMAL[suffix]), None, suffix, False)
+            if "." in number:
+                return _fail(
+                    f"Decimals are not allowed with binary suffixes like {suffix}. "
+                    f"Did you mean to use {number}{suffix.lower()} instead?"
+                )
+            return ParsedValue(True, int(number) * BINARY[suffix], None, suffix, True)
         return ParsedValue(True, int(value))
-    except ValueError:
+    except (ValueError, OverflowError) as error:
+        # Too many digits for int() (ValueError), or a float that overflowed to infinity.
+        if match:
+            return _fail(f"{type(error).__name__}: {error}")
         return _fail(f"invalid literal for int() with base 10: {value!r}")
 
 
@@ -78,14 +81,14 @@ def _expand_json_numbers(text: str) -> str:
 def _json(text: str) -> ParsedValue:
     try:
         return ParsedValue(True, json.loads(text))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return _fail(str(exc))
 
 
 def _config_json(text: str, config: str) -> ParsedValue:
     try:
         value = json.loads(_expand_json_numbers(text))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         return _fail(f"invalid JSON for {config}: {exc}")
     if not isinstance(value, dict):
         return _fail(f"{config} expects a JSON object")
@@ -97,6 +100,16 @@ def _number(kind: str, text: str) -> ParsedValue:
         return ParsedValue(True, int(text) if kind == "int" else float(text))
     except ValueError:
         return _fail(f"invalid {kind} value: {text!r}")
+
+
+def _refused_suffix(typespec: Mapping[str, object], suffix: str | None) -> str | None:
+    """The release's error for a unit suffix its human_readable_int does not know (t/T before
+    0.10), as the catalog's probe ``1<suffix>`` recorded it; None where it is accepted."""
+    probes = typespec.get("probes")
+    probe = probes.get(f"1{suffix}") if suffix and isinstance(probes, Mapping) else None
+    if isinstance(probe, Mapping) and "error" in probe:
+        return str(probe["error"])
+    return None
 
 
 def _base(typespec: Mapping[str, object], text: str) -> ParsedValue:
@@ -112,7 +125,9 @@ def _base(typespec: Mapping[str, object], text: str) -> ParsedValue:
         stripped = text.strip()
         if accepts and (stripped == "-1" or stripped.lower() == "auto"):
             return ParsedValue(True, -1)
-        return parse_human_int(text)
+        parsed = parse_human_int(text)
+        refused = _refused_suffix(typespec, parsed.suffix) if parsed.ok else None
+        return parsed if refused is None else _fail(refused.replace(f"1{parsed.suffix}", stripped))
     if kind == "json_or_str":
         return _json(text) if JSON_OBJECT.match(text) else ParsedValue(True, text)
     if kind == "config_json":

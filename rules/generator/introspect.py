@@ -472,8 +472,11 @@ def llm_params() -> dict[str, Any]:
 
 
 def env_vars() -> list[str]:
-    import vllm.envs as envs  # type: ignore[import-not-found]
-
+    """Names in ``vllm/envs.py``'s table; empty for releases before that module (0.4.x)."""
+    try:
+        import vllm.envs as envs  # type: ignore[import-not-found]
+    except ImportError:
+        return []
     table = getattr(envs, "environment_variables", {})
     return sorted(table)
 
@@ -481,18 +484,26 @@ def env_vars() -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
+def build_entry(entry: str, types: dict[str, Any]) -> dict[str, Any] | None:
+    """The entry's description, or None when the release cannot build it (no ``vllm serve``
+    before 0.5; an api_server module that no longer parses on its own)."""
+    try:
+        real = realparser.build(entry)
+    except Exception as exc:
+        print(f"introspect: no {entry} parser: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
+    return describe_parser(real, types)
+
+
 def main() -> int:
+    realparser.install_stubs()  # before vLLM is first imported
     import vllm  # noqa: F401
 
     types: dict[str, Any] = {}
-    serve = describe_parser(realparser.build("serve"), types)
-    try:
-        api = realparser.build("api_server")
-    except Exception as exc:
-        print(f"introspect: no api_server parser: {type(exc).__name__}: {exc}", file=sys.stderr)
-        api_server = None
-    else:
-        api_server = describe_parser(api, types)
+    serve = build_entry("serve", types)
+    api_server = build_entry("api_server", types)
+    if serve is None and api_server is None:
+        raise SystemExit("introspect: neither the serve nor the api_server parser builds")
     result = {
         "serve": serve,
         "api_server": api_server,
@@ -501,6 +512,8 @@ def main() -> int:
         "env_vars": env_vars(),
         "types": dict(sorted(types.items())),
         "runtime": {"python": platform.python_version()},
+        # Modules given a stand-in (realparser.install_stubs), recorded in _generated.stubbed.
+        "stubbed": realparser.stubbed_modules(),
     }
     text = json.dumps(result, sort_keys=True, default=repr)
     # Reprs of functions carry memory addresses; drop them so output is deterministic.

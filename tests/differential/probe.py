@@ -3,7 +3,9 @@
 Runs inside the vLLM venv (see tools/vllm_env.py) with the release's source dir first on
 PYTHONPATH.  Does not import vlint.  Requests on stdin, one per line:
 
-    {"op": "parse", "entry": "serve" | "api_server", "argv": [...]}
+    {"op": "parse", "entry": "serve" | "api_server", "argv": [...], "dests": [...]}
+                                       (dests, optional: only these namespace values)
+    {"op": "options", "entry": "serve" | "api_server"}   (every option string -> its dest)
     {"op": "engine_config", "argv": [...]}
     {"op": "keywords", "callee": "LLM" | "EngineArgs" | "AsyncEngineArgs", "kwargs": {...},
      "engine_config": false}
@@ -35,6 +37,8 @@ sys.stdout = sys.stderr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter" / "vlint" / "confirm"))
 import realparser  # noqa: E402
+
+realparser.install_stubs()  # the release's stub list (tools/vllm_env.py), before vLLM loads
 
 _PARSERS: dict[str, realparser.RealParser | Exception] = {}
 
@@ -236,7 +240,18 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "vllm_file": vllm.__file__}
     argv = [str(a) for a in request.get("argv", [])]
     if op == "parse":
-        return _parser(str(request.get("entry", "serve"))).parse(argv)
+        parser = _parser(str(request.get("entry", "serve")))
+        dests = request.get("dests")
+        if dests is None:
+            return parser.parse(argv)
+        ns, report = realparser.parse_namespace(parser, argv)
+        if ns is not None:  # only the values asked for: rendering all of them is the slow part
+            values = vars(ns)
+            report["namespace"] = {k: realparser.to_json(values[k]) for k in dests if k in values}
+        return report
+    if op == "options":
+        leaf = _parser(str(request.get("entry", "serve"))).leaf
+        return {"ok": True, "strings": {s: a.dest for s, a in leaf._option_string_actions.items()}}
     if op == "engine_config":
         model = os.environ.get("VLINT_STANDIN_MODEL", "")
         return realparser.engine_config(_parser("serve"), argv, model)
@@ -247,6 +262,17 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
+    # Build the parsers named in VLINT_PROBE_WARMUP (comma-separated entries) before the first
+    # request, so that a probe started ahead of time is ready when asked.
+    # "engine" builds the default engine config once (its first build imports most of vLLM).
+    for entry in filter(None, os.environ.get("VLINT_PROBE_WARMUP", "").split(",")):
+        try:
+            if entry == "engine":
+                keywords("EngineArgs", {}, True)
+            else:
+                _parser(entry)
+        except Exception:
+            pass  # a parser's failure is remembered in _PARSERS and reported when asked for
     for line in sys.stdin:
         if not line.strip():
             continue

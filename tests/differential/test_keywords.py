@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
+from releases import RELEASES, catalog_release, record
 from vlint import catalog
 from vlint.curated import document
 from vlint.extract.python import extract
@@ -39,7 +40,6 @@ from vlint.model import Finding
 
 pytestmark = pytest.mark.differential
 
-RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 CALLEES = ("LLM", "EngineArgs", "AsyncEngineArgs")
 CALLEE_IMPORT = {
     "LLM": "from vllm import LLM",
@@ -60,6 +60,11 @@ CONSTRUCT_ONLY: dict[str, str] = {
         "None fails ParallelConfig validation; the real default is a FaultToleranceConfig "
         "object"),
 }
+
+# Case kinds whose real verdict comes from create_engine_config (cross-field bounds, and string
+# values, which the dataclass stores as they are): not compared where the engine config cannot
+# be built here.
+ENGINE_TIME_KINDS = frozenset({"bound", "curated", "suffix", "numeric-string"})
 
 # (release or "*", callee or "*", case name) -> why the case cannot be compared here.
 NOT_COMPARABLE: dict[tuple[str, str, str], str] = {}
@@ -175,6 +180,14 @@ def curated_cases() -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(found)
 
 
+def _neighbours(release: str) -> list[str]:
+    """The releases before and after ``release`` in RELEASES that the catalog has: their names
+    that ``release`` lacks are the removed and the too-new keywords."""
+    known = {str(v) for v in catalog.known_releases()}
+    index = RELEASES.index(release)
+    return [r for r in RELEASES[max(index - 1, 0):index + 2] if r != release and r in known]
+
+
 def cases_for(release: str, callee: str, model: str) -> list[Case]:
     accepted = _fields(release, callee)
     cases: list[Case] = []
@@ -184,10 +197,10 @@ def cases_for(release: str, callee: str, model: str) -> list[Case]:
         cases.append(Case(f"{name}={kwargs[name]!r}", kwargs, "name"))
     for name in BOGUS_NAMES:
         cases.append(Case(f"{name}=8", {"model": model, name: 8}, "bogus"))
-    others = sorted({n for r in RELEASES if r != release for n in _fields(r, callee)}
-                    - set(accepted))
+    neighbours = _neighbours(release)
+    others = sorted({n for r in neighbours for n in _fields(r, callee)} - set(accepted))
     for name in others:
-        value = next(sample_value(r, callee, name, model) for r in RELEASES
+        value = next(sample_value(r, callee, name, model) for r in neighbours
                      if name in _fields(r, callee))
         cases.append(Case(f"{name}={value!r}", {"model": model, name: value}, "other-release"))
     for other in CALLEES:
@@ -272,11 +285,22 @@ def table(outcomes: list[Outcome]) -> str:
 
 @pytest.mark.parametrize("callee", CALLEES)
 @pytest.mark.parametrize("release", RELEASES)
-def test_keywords_agree(real_vllm: Any, release: str, callee: str) -> None:
-    if release not in real_vllm.releases():
-        pytest.skip(f"real vLLM {release} not available")
+def test_keywords_agree(real_chosen: Any, release: str, callee: str) -> None:
+    catalog_release(release)
+    real_chosen.require(release)
+    real_vllm = real_chosen
     model = real_vllm.standin_model()
-    cases = cases_for(release, callee, model)
+    baseline = real_vllm.keywords(release, callee, {}, engine_config=True)
+    if baseline.get("probe_failure"):
+        # LLM: what LLM.__init__ does is reproduced only for reviewed sources (probe.py).
+        record(release, f"keywords {callee}", f"{callee} not compared")
+        pytest.skip(f"{callee} of vLLM {release} cannot be reproduced: {baseline['error']}")
+    # Where even the default engine config cannot be built here (the stand-in model's
+    # architecture is not inspectable with this release's stubbed modules), the keywords are
+    # judged on construction alone and vlint's engine-time findings (VL3xx) are not compared.
+    construct_only = not baseline["ok"]
+    cases = [case for case in cases_for(release, callee, model)
+             if not (construct_only and case.kind in ENGINE_TIME_KINDS)]
     outcomes: list[Outcome] = []
     skipped: list[tuple[Case, str]] = []
     for case in cases:
@@ -284,10 +308,13 @@ def test_keywords_agree(real_vllm: Any, release: str, callee: str) -> None:
         if reason is not None:
             skipped.append((case, reason))
             continue
-        full = not (case.kind == "name" and set(case.kwargs) & set(CONSTRUCT_ONLY))
+        full = not construct_only and not (
+            case.kind == "name" and set(case.kwargs) & set(CONSTRUCT_ONLY))
         real = real_vllm.keywords(release, callee, case.kwargs, engine_config=full)
         assert not real.get("probe_failure"), (release, callee, case.name, real)
         errors, problem = vlint_verdict(release, callee, case)
+        if construct_only:
+            errors = [f for f in errors if not f.code.startswith("VL3")]
         detail = "" if real["ok"] else f"[{real.get('stage')}] {_first_line(real['error'])}"
         outcomes.append(Outcome(case, bool(real["ok"]), detail, errors, problem))
 
@@ -299,6 +326,9 @@ def test_keywords_agree(real_vllm: Any, release: str, callee: str) -> None:
         counts[0] += got.agrees
         counts[1] += 1
     summary = ", ".join(f"{kind} {a}/{n}" for kind, (a, n) in sorted(by_kind.items()))
+    record(release, f"keywords {callee}",
+           f"{callee}(**kw) {len(agreed)}/{len(outcomes)} agree"
+           + (" (construction only)" if construct_only else ""))
     print(f"\n[{release} {callee}] agree {len(agreed)}/{len(outcomes)} ({summary}); "
           f"real rejects {sum(not o.real_ok for o in outcomes)}; "
           f"not comparable {len(skipped)}")
@@ -316,6 +346,7 @@ def test_keywords_agree(real_vllm: Any, release: str, callee: str) -> None:
 def test_cases_are_well_formed() -> None:
     """Every case is a valid Python call the extractor sees whole (no real vLLM needed)."""
     for release in RELEASES:
+        catalog_release(release)
         for callee in CALLEES:
             cases = cases_for(release, callee, "/standin/model")
             kinds = {case.kind for case in cases}

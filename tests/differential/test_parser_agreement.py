@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,7 @@ from argv_cases import (
     jsonish,
     prefix_cases,
 )
-from vlint import catalog
+from releases import RELEASES, catalog_release, record
 from vlint.catalog import ParserSpec, Release
 from vlint.lint import check_invocation
 from vlint.model import Invocation, Pos, Span, Token, line_locator
@@ -43,7 +44,6 @@ from vlint.normalise import Resolution, resolve
 
 pytestmark = pytest.mark.differential
 
-RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 ENTRIES = ("serve", "api_server")
 ANCHOR = Span(Pos(1, 1), Pos(1, 1))
 
@@ -132,9 +132,23 @@ def _clip(text: str, size: int = 220) -> str:
     return text if len(text) <= size else text[: size - 3] + "..."
 
 
+def compared_dests(resolution: Resolution) -> list[str]:
+    """The destinations whose real values ``value_problems`` compares."""
+    return [dest for dest, setting in resolution.settings.items()
+            if setting.span is not None and setting.certain]
+
+
+def rule_errors(argv: list[str], entry: str, release: Release) -> list[str]:
+    """vlint's parse-time error findings for the argv (the families real vLLM's parse judges)."""
+    return [
+        f"{f.code} {f.message}"
+        for f in check_invocation(invocation(argv, entry), (release.version,))
+        if f.severity == "error" and (f.code[:3] in ("VL1", "VL2") or f.code == "VL402")
+    ]
+
+
 def judge(case: Case, argv: list[str], real: dict[str, Any], release: Release,
-          parser: ParserSpec, entry: str) -> Outcome:
-    resolution = resolve(invocation(argv, entry), release)
+          parser: ParserSpec, resolution: Resolution, reported: list[str]) -> Outcome:
     errors = resolution.parse_errors()
     problems: list[str] = []
     real_ok = bool(real.get("ok"))
@@ -143,11 +157,6 @@ def judge(case: Case, argv: list[str], real: dict[str, Any], release: Release,
                         f"vlint {'accepts' if not errors else 'rejects'}")
     elif real_ok:
         problems.extend(value_problems(resolution, real.get("namespace", {}), release, parser))
-    reported = [
-        f"{f.code} {f.message}"
-        for f in check_invocation(invocation(argv, entry), (release.version,))
-        if f.severity == "error" and (f.code[:3] in ("VL1", "VL2") or f.code == "VL402")
-    ]
     if real_ok and reported:
         problems.append("rules: real accepts, vlint reports " + "; ".join(reported))
     if not real_ok and not reported:
@@ -160,26 +169,39 @@ def judge(case: Case, argv: list[str], real: dict[str, Any], release: Release,
 
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize("version", RELEASES)
-def test_parser_agreement(real_vllm: Any, version: str, entry: str) -> None:
-    if version not in real_vllm.releases():
-        pytest.fail(f"real vLLM {version} is not available: {real_vllm.releases()}")
-    release = catalog.load(version)
+def test_parser_agreement(real_chosen: Any, version: str, entry: str) -> None:
+    release = catalog_release(version)
+    real_chosen.require(version)
     parser = release.parser(entry)
     if parser is None:
+        record(version, f"argv {entry}", f"no {entry} parser in the catalog")
         pytest.skip(f"the catalog has no {entry} parser for {version}")
     cases = cases_for(release, parser, entry)
     argvs = [argv_for(case, entry) for case in cases]
-    replies = real_vllm.parse_many(version, argvs, entry=entry)
+    resolutions = [resolve(invocation(argv, entry), release) for argv in argvs]
+    # Real vLLM parses in its own process while vlint's rules run here.
+    with ThreadPoolExecutor(1) as pool:
+        asked = pool.submit(real_chosen.parse_many, version, argvs, entry,
+                            [compared_dests(r) for r in resolutions])
+        reported = [rule_errors(argv, entry, release) for argv in argvs]
+        replies = asked.result()
     broken = [(a, r) for a, r in zip(argvs, replies, strict=True) if r.get("probe_failure")]
     assert not broken, f"the real-vLLM probe failed: {broken[:3]}"
 
-    outcomes = [judge(case, argv, reply, release, parser, entry)
-                for case, argv, reply in zip(cases, argvs, replies, strict=True)]
+    outcomes = [judge(*got, release, parser, resolution, errors) for got, resolution, errors
+                in zip(zip(cases, argvs, replies, strict=True), resolutions, reported,
+                       strict=True)]
     modelled = [o for o in outcomes if not _not_modelled(o.case, entry, version)]
     excluded = [o for o in outcomes if _not_modelled(o.case, entry, version)]
     disagreements = [o for o in modelled if not o.agrees]
     now_agree = [o for o in excluded if o.agrees]
 
+    hand = {case.name for case in HAND_CASES}
+    hand_agreed = sum(o.agrees for o in modelled if o.case.name in hand)
+    record(version, f"argv {entry}",
+           f"{entry} {len(modelled) - len(disagreements)}/{len(modelled)} argv cases agree "
+           f"(hand-written {hand_agreed}/{sum(o.case.name in hand for o in modelled)}; "
+           f"{len(excluded)} not modelled)")
     print(f"\n[parser-agreement] vLLM {version} {entry}: {len(outcomes)} cases, "
           f"{len(modelled)} modelled, {len(modelled) - len(disagreements)} agreed, "
           f"{len(disagreements)} disagreed; {len(excluded)} not modelled "
@@ -187,7 +209,8 @@ def test_parser_agreement(real_vllm: Any, version: str, entry: str) -> None:
 
     message = []
     if disagreements:
-        message.append(f"vlint disagrees with real vLLM {version} ({entry}) on "
+        message.append(f"vlint disagrees with real vLLM {version} ({entry}; "
+                       f"{real_chosen.describe(version)}) on "
                        f"{len(disagreements)} of {len(modelled)} modelled cases:")
         message.extend(o.row() for o in disagreements)
     if now_agree:

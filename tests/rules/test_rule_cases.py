@@ -3,6 +3,8 @@
 A case is ``{name, source, kind (shell|compose|python), target, expect}``, where ``expect`` is a
 list of ``"line:col"`` (or ``"line:col-end_line:end_col"``) for the file's rule, ``[]`` for a
 pass, and an optional ``severity``, ``message``, ``help`` or ``versions`` each finding must have.
+``requires`` lists releases the case needs in the catalog (a case about an old release); until the
+catalog holds them the case is skipped, naming them.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ def test_every_rule_has_cases() -> None:
 @pytest.mark.parametrize(("rule", "case"), _load())
 def test_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     # The whole pipeline runs, filter stage included (suppressions, VL001).
+    missing = [v for v in case.get("requires", ()) if Version(v) not in catalog.known_releases()]
+    if missing:
+        pytest.skip(f"vLLM {', '.join(missing)} not in the catalog yet")
     path = tmp_path / NAMES[case.get("kind", "shell")]
     path.write_text(case["source"], "utf-8")
     target = case.get("target") or str(catalog.newest())

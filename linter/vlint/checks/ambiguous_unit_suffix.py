@@ -62,5 +62,8 @@ def check(context: Context) -> Iterator[Finding]:
 
 
 def _binary_value(number: str, suffix: str) -> int:
+    from decimal import Decimal
+
     power = "KMGT".index(suffix) + 1
-    return int(float(number) * 1024**power)
+    # Exact: a float would overflow to infinity for the largest numbers vLLM accepts.
+    return int(Decimal(number) * 1024**power)

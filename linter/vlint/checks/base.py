@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, Protocol
 
 from vlint.model import Finding, Fix, Severity, Span
@@ -101,6 +102,12 @@ def rule_finding(
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    return _closest(word, tuple(choices))
+
+
+@lru_cache(maxsize=4096)
+def _closest(word: str, choices: tuple[str, ...]) -> str | None:
+    # difflib compares the word with every choice (milliseconds); a repo repeats its mistakes.
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
     return close[0] if close else None
 

@@ -17,6 +17,9 @@ Fix safety
 
 vLLM releases
     Computed from the generated catalog: the first known release whose parser has the flag.
+    ``vllm serve`` itself is reported the same way on a release that has no ``serve`` parser
+    (the catalog's ``serve`` is null: ``vllm serve`` arrived in 0.5.2, before it only ``python
+    -m vllm.entrypoints.openai.api_server`` existed); nothing else is checked for that launch.
 
 References
     https://docs.vllm.ai/en/latest/cli/serve/
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vlint.catalog import option_lifetimes
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import lifetime, release_version, unknown_uses
 from vlint.model import Finding
@@ -47,3 +51,25 @@ def check(context: Context) -> Iterator[Finding]:
             f"'{string}' is not available in vLLM {context.release}; it was added in {life.first}",
             f"upgrade to vLLM {life.first} or later, or remove '{string}'",
         )
+
+
+def missing_entry(context: Context) -> Iterator[Finding]:
+    """``vllm serve`` launched on a release whose catalog has no serve parser."""
+    resolution = context.resolution
+    invocation = resolution.invocation
+    if invocation.style != "cli" or invocation.entry != "serve":
+        return
+    if resolution.release.parser("serve") is not None:
+        return
+    firsts = [life.first for life in option_lifetimes("serve").values()]
+    added = min(firsts) if firsts else None
+    message = f"'vllm serve' does not exist in vLLM {context.release}"
+    if added is not None and added > release_version(context):
+        message += f"; it was added in {added}"
+    yield context.finding(
+        RULE,
+        invocation.anchor,
+        message,
+        "launch 'python -m vllm.entrypoints.openai.api_server --model MODEL ...' instead, or "
+        f"upgrade to {added or 'a newer release'}",
+    )

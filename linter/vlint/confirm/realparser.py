@@ -10,6 +10,18 @@ Rather than re-creating a release's call chain (which moved between files many t
 release's own entry point is run -- the ``vllm`` console script, or ``python -m
 vllm.entrypoints.openai.api_server`` -- with ``ArgumentParser.parse_args`` intercepted: the first
 parser asked to parse is the one the CLI built, captured before anything is served.
+
+Older releases import things at parser-build time that this runtime cannot load: vLLM's own
+compiled extensions (``vllm._C``, ``vllm._moe_C``...: absent from a source tree) and third-party
+packages too new or too old for that release.  ``install_stubs()`` (called by ``build()``) puts a
+permissive stand-in module in place of each module named in ``VLINT_STUB_MODULES``
+(comma-separated; a name covers its submodules; tools/vllm_env.py names only what a failed
+build needed).  A third-party name is stubbed even if it imports (its finder runs first: such a
+package may import and then raise); a ``vllm.*`` name only when nothing else can import it (its
+finder runs last, so the release's own modules always win).  Unlisted compiled modules are left
+absent on purpose: releases probe for them (``importlib.util.find_spec("vllm._core_C")``) and
+fall back to pure-Python code, which a stand-in would defeat.  Nothing of a stand-in's runs
+before ``parse_args`` is intercepted, so the parser is the release's own.
 """
 
 from __future__ import annotations
@@ -18,12 +30,15 @@ import argparse
 import dataclasses
 import enum
 import importlib
+import importlib.abc
+import importlib.machinery
 import io
 import json
 import logging
 import os
 import runpy
 import sys
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr
@@ -33,6 +48,144 @@ from typing import Any
 # metadata (passed in VLINT_VLLM_CLI by tools/vllm_env.py) wins when present.
 CLI_CANDIDATES = ("vllm.entrypoints.cli.main:main", "vllm.scripts:main")
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
+
+
+STUB_ENV = "VLINT_STUB_MODULES"
+
+
+def stub_names() -> list[str]:
+    """The modules named in ``VLINT_STUB_MODULES``."""
+    raw = os.environ.get(STUB_ENV, "")
+    return [n.strip() for n in raw.split(",") if n.strip()]
+
+
+class _StubMeta(type):
+    """Attributes of a stand-in class are stand-in classes (``ops.paged_attention``...)."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _stub_class(f"{cls.__qualname__}.{name}", cls.__module__)
+
+
+class _Stub(metaclass=_StubMeta):
+    """Anything: callable, subclassable, attribute-rich, iterable (empty), falsy."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _Stub()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _stub_class(name, type(self).__module__)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def _stub_class(name: str, module: str) -> type:
+    return _StubMeta(name.rpartition(".")[2] or name, (_Stub,),
+                     {"__module__": module, "__qualname__": name})
+
+
+class StubModule(types.ModuleType):
+    """A stand-in module: every public attribute is a stand-in class; it is a package."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = _stub_class(name, self.__name__)
+        setattr(self, name, value)
+        return value
+
+
+class _StubLoader(importlib.abc.Loader):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = StubModule(spec.name)
+        module.__path__ = []
+        module.__all__ = []  # type: ignore[attr-defined]
+        module.__vlint_stub__ = True  # type: ignore[attr-defined]
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+class StubFinder(importlib.abc.MetaPathFinder):
+    """Finds stand-ins for the listed modules (and their submodules)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.stubbed: list[str] = []
+
+    def wants(self, fullname: str) -> bool:
+        return any(fullname == n or fullname.startswith(n + ".") for n in self.names)
+
+    def find_spec(self, fullname: str, path: Any = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if not self.wants(fullname):
+            return None
+        self.stubbed.append(fullname)
+        return importlib.machinery.ModuleSpec(fullname, _StubLoader(), is_package=True)
+
+
+_FINDERS: list[StubFinder] = []
+_SHIMS: list[str] = []
+SHIM_ENV = "VLINT_RUNTIME_SHIMS"
+# An older release registers its own config/tokenizer/processor classes under model types that
+# this runtime's transformers already knows ("'aimv2' is already used by a Transformers
+# config"); with its own transformers the names were free, so the registration is let through.
+REGISTER_SHIM = "transformers-register-exist-ok"
+AUTO_CLASSES = ("AutoConfig", "AutoTokenizer", "AutoProcessor", "AutoImageProcessor",
+                "AutoFeatureExtractor", "AutoVideoProcessor")
+
+
+def install_stubs() -> list[StubFinder]:
+    """Install the two stub finders once (see the module docstring), and the runtime shims
+    named in ``VLINT_RUNTIME_SHIMS``; returns the finders."""
+    if not _FINDERS:
+        names = stub_names()
+        _FINDERS.append(StubFinder([n for n in names if n.split(".")[0] != "vllm"]))
+        _FINDERS.append(StubFinder([n for n in names if n.split(".")[0] == "vllm"]))
+        sys.meta_path.insert(0, _FINDERS[0])
+        sys.meta_path.append(_FINDERS[1])
+        shims = [n.strip() for n in os.environ.get(SHIM_ENV, "").split(",") if n.strip()]
+        if REGISTER_SHIM in shims:
+            _register_exist_ok()
+    return _FINDERS
+
+
+def _register_exist_ok() -> None:
+    import inspect
+
+    transformers = importlib.import_module("transformers")
+    for name in AUTO_CLASSES:
+        try:  # a class whose backend is missing (torchvision) raises on any attribute
+            cls = getattr(transformers, name, None)
+            original = getattr(cls, "register", None)
+        except ImportError:
+            continue
+        if original is None or "exist_ok" not in inspect.signature(original).parameters:
+            continue
+
+        def register(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            kwargs["exist_ok"] = True
+            return _original(*args, **kwargs)
+
+        setattr(cls, "register", staticmethod(register))
+        if not _SHIMS:
+            _SHIMS.append("shim:" + REGISTER_SHIM)
+
+
+def stubbed_modules() -> list[str]:
+    """Every module name that was given a stand-in in this process, and the shims applied."""
+    return sorted({name for finder in _FINDERS for name in finder.stubbed} | set(_SHIMS))
 
 
 class _Captured(BaseException):
@@ -112,18 +265,22 @@ class RealParser:
 
 def build(entry: str) -> RealParser:
     """Build the release's parser for ``serve`` (via the vllm CLI) or ``api_server``."""
+    install_stubs()
     if entry == "serve":
         errors = []
+        first: BaseException | None = None
         for target in cli_targets():
             try:
                 main = _resolve(target)
             except (ImportError, AttributeError) as exc:
                 errors.append(f"{target}: {type(exc).__name__}: {exc}")
+                first = first or exc
                 continue
             with _argv(["vllm", "serve", "m"]), _quiet():
                 top = _capture(main)
             return RealParser("serve", top, ["serve"], target)
-        raise RuntimeError("no vllm CLI entry point: " + "; ".join(errors))
+        # Chained to the release's own target's failure, whose traceback tools/vllm_env.py reads.
+        raise RuntimeError("no vllm CLI entry point: " + "; ".join(errors)) from first
     if entry == "api_server":
         with _argv([API_SERVER_MODULE, "--model", "m"]), _quiet():
             top = _capture(lambda: runpy.run_module(API_SERVER_MODULE, run_name="__main__"))

@@ -48,6 +48,7 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 _PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W", "-c"})
 _SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
+LATEST = "latest"
 _RELEASE_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:[-+].*)?$")
 
 
@@ -63,11 +64,19 @@ def is_server_image(image: str) -> bool:
 
 
 def release_from_image(image: str) -> str | None:
-    """The vLLM release an image tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``), if any."""
+    """The vLLM release a vLLM image's tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``).
+
+    ``latest``, written or implied by a missing tag, is returned as ``"latest"``.  Only an image
+    whose name says vLLM counts: ``python:3.11.7`` or ``ghcr.io/llm-d/llm-d-cuda:v0.9.0`` version
+    something else.
+    """
     last = image.split("@", 1)[0].rsplit("/", 1)[-1]
-    if ":" not in last:
+    name, _, tag = last.partition(":")
+    if "vllm" not in name.lower() or "$" in image or "{" in image:
         return None
-    match = _RELEASE_TAG.match(last.rsplit(":", 1)[1])
+    if tag in ("", "latest"):
+        return LATEST
+    match = _RELEASE_TAG.match(tag)
     return match.group(1) if match else None
 
 
@@ -230,7 +239,7 @@ def image_entry(target: str | None) -> Entry:
     from vlint import catalog
 
     try:
-        version = Version(target)
+        version = catalog.newest() if target == LATEST else Version(target)
     except InvalidVersion:
         return "serve"
     if version not in catalog.known_releases():

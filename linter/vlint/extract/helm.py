@@ -192,15 +192,22 @@ def _image_of(reader: _Reader, node: Node) -> str | None:
     return reference if reference is not None and is_server_image(reference) else None
 
 
-def _values(reader: _Reader, node: Node, image: str | None, depth: int) -> list[Invocation]:
+def _values(
+    reader: _Reader, node: Node, image: str | None, depth: int,
+    seen: set[tuple[int, str | None]] | None = None,
+) -> list[Invocation]:
     from vlint.extract import yamlpos
 
-    if depth > _MAX_DEPTH:
+    # An alias is its anchored node again: visiting it once per alias would take exponential
+    # time on nested aliases ("billion laughs").
+    seen = set() if seen is None else seen
+    if depth > _MAX_DEPTH or (id(node), image) in seen:
         return []
+    seen.add((id(node), image))
     if yamlpos.mapping_node(node) is None:
         found: list[Invocation] = []
         for item in yamlpos.sequence_items(node):
-            found.extend(_values(reader, item, image, depth + 1))
+            found.extend(_values(reader, item, image, depth + 1, seen))
         return found
     image = _image_of(reader, node) or image
     found = []
@@ -219,7 +226,7 @@ def _values(reader: _Reader, node: Node, image: str | None, depth: int) -> list[
                 found.extend(_fragment(reader, listed, own_image))
     for key, value in yamlpos.mapping_items(node):
         if key.value not in ("vllmConfig", "containers", "initContainers", *_ARG_LISTS):
-            found.extend(_values(reader, value, image, depth + 1))
+            found.extend(_values(reader, value, image, depth + 1, seen))
     return found
 
 

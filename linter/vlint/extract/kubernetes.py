@@ -79,6 +79,9 @@ class _Reader:
         self.unresolved = unresolved
         # KServe serving runtimes of this file: name -> their first container.
         self.runtimes: dict[str, Node] = {}
+        # Nodes walked already: an alias is its anchored node again, and walking it once per
+        # alias would take exponential time on nested aliases ("billion laughs").
+        self.walked: set[int] = set()
 
     def note_runtime(self, document: Node) -> None:
         from vlint.extract import yamlpos
@@ -170,8 +173,9 @@ class _Reader:
     def walk(self, node: Node, depth: int) -> list[Invocation]:
         from vlint.extract import yamlpos
 
-        if depth > _MAX_DEPTH:
+        if depth > _MAX_DEPTH or id(node) in self.walked:
             return []
+        self.walked.add(id(node))
         found: list[Invocation] = []
         if yamlpos.mapping_node(node) is not None:
             found.extend(self.engine_args(node))
@@ -289,10 +293,7 @@ def vllm_release(image: str | None) -> str | None:
     """
     from vlint.extract.argv import release_from_image
 
-    if image is None:
-        return None
-    name = image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
-    return release_from_image(image) if "vllm" in name.lower() else None
+    return release_from_image(image) if image is not None else None
 
 
 def expand(token: Token, env: Mapping[str, Token]) -> Token:

@@ -93,7 +93,8 @@ def extract(path: str, text: str) -> list[Invocation]:
     except SyntaxError as error:
         where = Pos(error.lineno or 1, max(error.offset or 1, 1))
         raise Unparsable(f"invalid Python: {error.msg}", where) from None
-    except (ValueError, RecursionError) as error:
+    except (ValueError, RecursionError, MemoryError) as error:
+        # CPython's parser raises MemoryError when its stack overflows on deep nesting.
         raise Unparsable(f"invalid Python: {type(error).__name__}") from None
     source = Source(text)
     names = _import_bindings(tree)
@@ -127,12 +128,13 @@ def _import_bindings(tree: ast.Module) -> dict[str, str]:
 
 def qualified_name(node: ast.expr, names: dict[str, str]) -> str | None:
     """The dotted name a call target refers to, resolved through the imports."""
-    if isinstance(node, ast.Name):
-        return names.get(node.id, node.id)
-    if isinstance(node, ast.Attribute):
-        base = qualified_name(node.value, names)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
+    attributes: list[str] = []
+    while isinstance(node, ast.Attribute):  # a loop: attribute chains can be very deep
+        attributes.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([names.get(node.id, node.id), *reversed(attributes)])
 
 
 def _vllm_callee(node: ast.expr, names: dict[str, str]) -> str | None:

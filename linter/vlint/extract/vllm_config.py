@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from vlint.extract.yamlpos import SourceIndex
 
 KIND = "vllm-config"
+# The values a file may hold once its aliases are expanded; nested aliases can make a small file
+# expand to billions ("billion laughs"), which is reported as unparsable instead.
+MAX_VALUES = 20_000
 GLOBS = ("*vllm*config*.y*ml", "vllm*.yaml", "vllm*.yml")
 _OTHER_YAML = re.compile(rb"^(apiVersion|kind|services|jobs|runs|resources|steps):", re.MULTILINE)
 _BOOLS = {
@@ -87,10 +90,11 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
     source = yamlpos.SourceIndex(text)
     args: list[Token] = []
     false_keys: list[Token] = []
+    budget = [MAX_VALUES]
     for key, value in yamlpos.mapping_items(documents[0]):
         name = str(key.value)
         key_positions = yamlpos.scalar_positions(source, key)
-        loaded = _load(value)
+        loaded = _load(value, budget)
         if isinstance(loaded, bool) and not loaded:
             false_keys.append(Token(name, key_positions))
             continue
@@ -122,15 +126,21 @@ def _value(source: SourceIndex, node: Node, text: str) -> Token:
     return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)))
 
 
-def _load(node: Node) -> Any:
-    """The Python value PyYAML's ``safe_load`` gives a node (YAML 1.1 implicit types)."""
-    from vlint.extract import yamlpos
+def _load(node: Node, budget: list[int]) -> Any:
+    """The Python value PyYAML's ``safe_load`` gives a node (YAML 1.1 implicit types).
 
+    ``budget`` holds how many more values may be made; raises Unparsable when it runs out.
+    """
+    from vlint.extract import Unparsable, yamlpos
+
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise Unparsable(f"YAML aliases expand to more than {MAX_VALUES:,} values")
     if yamlpos.is_scalar(node):
         return _scalar(node)
     if yamlpos.mapping_node(node) is not None:
-        return {str(k.value): _load(v) for k, v in yamlpos.mapping_items(node)}
-    return [_load(item) for item in yamlpos.sequence_items(node)]
+        return {str(k.value): _load(v, budget) for k, v in yamlpos.mapping_items(node)}
+    return [_load(item, budget) for item in yamlpos.sequence_items(node)]
 
 
 def _scalar(node: ScalarNode) -> Any:
@@ -149,7 +159,10 @@ def _scalar(node: ScalarNode) -> Any:
     if text in _BOOLS:
         return _BOOLS[text]
     if _INT.fullmatch(text):
-        return _int(text)
+        try:
+            return _int(text)
+        except ValueError:  # more digits than int() converts
+            return text
     if _FLOAT.fullmatch(text):
         return _float(text)
     return text

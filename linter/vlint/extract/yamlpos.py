@@ -74,12 +74,20 @@ def compose_documents(text: str) -> list[Node] | None:
 
 def parse_documents(text: str) -> list[Node]:
     """The node graph of every document in ``text``; raises Unparsable with the error's place."""
+    from vlint.extract.fastyaml import compose
+
+    _check_flow_depth(text)
+    fast = compose(text)
+    if fast is not None:
+        return fast
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     from vlint.extract import Unparsable
 
-    yaml = YAML(typ="rt")
+    # Only nodes are needed, so the plain scanner does: the round-trip one also gathers every
+    # comment, which costs a quarter of the parse.  (Same nodes, marks, styles and tags.)
+    yaml = YAML(typ="safe", pure=True)
     yaml.allow_duplicate_keys = True
     try:
         return [node for node in yaml.compose_all(text) if node is not None]
@@ -89,6 +97,30 @@ def parse_documents(text: str) -> list[Node]:
         raise Unparsable(f"invalid YAML: {error.problem or error.context}", where) from None
     except (YAMLError, ValueError, RecursionError) as error:
         raise Unparsable(f"invalid YAML: {type(error).__name__}") from None
+
+
+# ruamel's scanner takes time quadratic in the nesting of flow collections (10,000 ``[`` take
+# seconds, 100,000 hours), and its composer recurses once per level.
+MAX_FLOW_DEPTH = 1000
+
+
+def _check_flow_depth(text: str) -> None:
+    """Raise Unparsable where brackets nest deeper than ``MAX_FLOW_DEPTH``.
+
+    The count ignores quoting, so it can only overestimate; no real file nears the limit.
+    """
+    if text.count("[") + text.count("{") <= MAX_FLOW_DEPTH:
+        return
+    import re
+
+    from vlint.extract import Unparsable
+
+    depth = 0
+    for match in re.finditer(r"[\[\]{}]", text):
+        depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
+        if depth > MAX_FLOW_DEPTH:
+            where = SourceIndex(text[: match.start() + 1]).pos(match.start())
+            raise Unparsable(f"invalid YAML: nested deeper than {MAX_FLOW_DEPTH} levels", where)
 
 
 def is_scalar(node: object) -> TypeGuard[ScalarNode]:
