@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
 import click
 
-from vlint import __version__, cli_explain, outputs
+from vlint import __version__, outputs
 from vlint.config import ConfigError
-from vlint.cli_confirm import confirm_command
-from vlint.cli_flags import flags_command
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
+# The commands besides check, by name: their modules are imported only when one is named (or
+# help lists them), so that a lint run (a pre-commit hook on one file) builds only check.
+LAZY_COMMANDS = {
+    "rule": ("vlint.cli_explain", "rule_command"),
+    "rules": ("vlint.cli_explain", "rules_command"),
+    "show": ("vlint.cli_explain", "show_command"),
+    "confirm": ("vlint.cli_confirm", "confirm_command"),
+    "flags": ("vlint.cli_flags", "flags_command"),
+}
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            module, name = LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="vlint")
 @click.pass_context
 def _group(ctx: click.Context) -> None:
@@ -129,16 +149,12 @@ def _run_check(
 
 check_command = click.command("check")(_run_check)
 _group.add_command(check_command)
-for _command in cli_explain.COMMANDS:
-    _group.add_command(_command)
-_group.add_command(confirm_command)
-_group.add_command(flags_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run vlint; ``vlint PATHS`` and ``vlint check PATHS`` are the same command."""
     args = list(sys.argv[1:] if argv is None else argv)
-    commands = {"check", "confirm", "flags", *(command.name for command in cli_explain.COMMANDS)}
+    commands = {"check", *LAZY_COMMANDS}
     if not args or (args[0] not in commands and args[0] not in ("--version", "-h", "--help")):
         args = ["check", *args]
     try:

@@ -6,10 +6,8 @@ it — YAML layout, shell quoting and continuations, Python formatting, comments
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -165,6 +163,8 @@ def write(change: Change) -> bool:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         return False
+    import tempfile
+
     folder, name = os.path.split(target)
     descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".vlint")
     try:
@@ -181,6 +181,8 @@ def write(change: Change) -> bool:
 
 def unified_diff(change: Change) -> str:
     """The change as a unified diff (``a/PATH`` -> ``b/PATH``), as ``git apply`` reads it."""
+    import difflib
+
     before = change.before.decode("utf-8").splitlines(keepends=True)
     after = change.after.splitlines(keepends=True)
     lines = difflib.unified_diff(before, after, f"a/{change.path}", f"b/{change.path}")

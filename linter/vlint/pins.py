@@ -91,6 +91,8 @@ def _names_vllm(name: str) -> bool:
 
 
 def _required(path: Path) -> str | None:
+    if not path.is_file():  # a FIFO named requirements.txt would block the read
+        return None
     try:
         lines = path.read_text("utf-8", "replace").splitlines()
     except OSError:

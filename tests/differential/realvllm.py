@@ -177,7 +177,8 @@ class RealVLLM:
             oldest = next(v for v in self._probes if v != keep)
             self._probes.pop(oldest).close()
         rel = self.info["releases"][release]
-        env = {**rel["env"], "VLINT_PROBE_WARMUP": "serve,api_server,engine" if self._prefetch else ""}
+        warmup = "serve,api_server,engine" if self._prefetch else ""
+        env = {**rel["env"], "VLINT_PROBE_WARMUP": warmup}
         self._probes[release] = _Probe(self.info["python"], env)
 
     def parse(self, release: str, argv: list[str], entry: str = "serve") -> dict[str, Any]:

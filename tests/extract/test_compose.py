@@ -123,7 +123,7 @@ def test_folded_command(tmp_path: pathlib.Path) -> None:
     assert arg(invocation, "--max-num-batched-tokens").span == Span(Pos(6, 7), Pos(6, 31))
     assert arg(invocation, "16k").span == Span(Pos(6, 32), Pos(6, 35))
     assert arg(invocation, "half").span == Span(Pos(8, 15), Pos(8, 19))
-    assert invocation.target is None
+    assert invocation.target == "latest"  # the newest release, with a note (lint._releases_for)
 
 
 def test_multiline_plain_command(tmp_path: pathlib.Path) -> None:

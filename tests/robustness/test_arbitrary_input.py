@@ -114,3 +114,28 @@ def test_undecodable_standard_input(capsys: pytest.CaptureFixture[str]) -> None:
         assert report.notes in ([], [f"{name}: skipped (not UTF-8)"])
         if name == "serve.sh":
             assert report.notes == ["serve.sh: skipped (not UTF-8)"]
+
+
+SEGFAULT = """
+import sys
+from vlint.extract.shell import extract
+for text in sys.argv[1:]:
+    for _ in range(100):
+        extract("serve.sh", text)
+"""
+
+
+def test_characters_that_crashed_tree_sitter_bash() -> None:
+    """tree-sitter-bash 0.25 read past its input after "{" and some characters beyond U+FFFF
+    (found by test_unstructured_text): a segmentation fault, so this runs in a subprocess."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    texts = ["{\U000e0001", "{\U0010ffff", "\u0209{\U0008c5cc\u04ff", "{\U000ce6f6",
+             "vllm serve m {\U000e0001", "vllm serve {\U0010ffff"]
+    env = {**os.environ, "PYTHONPATH": f"{root / 'linter'}{os.pathsep}{root / 'rules'}"}
+    result = subprocess.run([sys.executable, "-c", SEGFAULT, *texts], env=env, timeout=120,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])

@@ -227,3 +227,30 @@ def test_only_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["--isolated", str(tmp_path / "missing.sh")]) == 2
     assert main(["--isolated", "--target-version", "0.0.0.1", str(tmp_path)]) == 2
     capsys.readouterr()
+
+
+def test_a_dotenv_whose_values_double_at_every_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder(tmp_path)
+    lines = ["X0=aaaaaaaaaa", *(f"X{i}=${{X{i - 1}}}${{X{i - 1}}}" for i in range(1, 40))]
+    (folder / ".env").write_text("\n".join(lines) + "\n")  # X39 would be 5 TiB
+    (folder / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:latest\n"
+        "    command: [m, --max-model-len, 16k, --served-model-name, '${X39}', '${X5}']\n"
+    )
+    started = time.monotonic()
+    code, findings, _ = _run(capsys, str(folder))
+    assert time.monotonic() - started < 30
+    assert code == 1 and _linted_good(findings, folder)
+    assert any(f["code"] == "VL202" and str(f["path"]).endswith("compose.yaml") for f in findings)
+
+
+def test_a_fifo_where_the_project_pins_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder(tmp_path)
+    os.mkfifo(folder / "requirements.txt")  # read for the vllm pin when no target is given
+    code = main(["--isolated", "--output-format", "json", str(folder)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert code == 1 and _linted_good(findings, folder)

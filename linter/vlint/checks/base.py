@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -108,6 +107,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
 @lru_cache(maxsize=4096)
 def _closest(word: str, choices: tuple[str, ...]) -> str | None:
     # difflib compares the word with every choice (milliseconds); a repo repeats its mistakes.
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
     return close[0] if close else None
 

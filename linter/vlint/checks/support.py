@@ -47,8 +47,9 @@ def release_version(context: Context) -> Version:
     return context.resolution.release.version
 
 
-def accepts_suffixes(typespec: Mapping[str, Any] | None) -> bool:
-    return typespec is not None and parse_value(typespec, "1K").ok
+def accepts_suffixes(typespec: Mapping[str, Any] | None, suffix: str = "K") -> bool:
+    """Whether the type takes unit suffixes (this one: t/T only from 0.10)."""
+    return typespec is not None and parse_value(typespec, f"1{suffix}").ok
 
 
 def typed_values(context: Context) -> Iterator[tuple[OptionUse, ValueUse, Mapping[str, Any] | None]]:

@@ -43,12 +43,14 @@ def check(context: Context) -> Iterator[Finding]:
     for use, value, typespec in typed_values(context):
         parsed = value.parsed
         assert parsed is not None and use.option is not None
-        if parsed.ok or not SUFFIXED_NUMBER.match(value.text) or accepts_suffixes(typespec):
+        match = SUFFIXED_NUMBER.match(value.text)
+        if parsed.ok or not match or accepts_suffixes(typespec, match["suffix"]):
             continue
+        which = f"suffix '{match['suffix']}'" if accepts_suffixes(typespec) else "unit suffix"
         yield context.finding(
             RULE,
             value.span,
-            f"'{use.option.name}' takes no unit suffix in vLLM {context.release}: "
+            f"'{use.option.name}' takes no {which} in vLLM {context.release}: "
             f"'{value.text}'",
             "write the number out in full",
         )

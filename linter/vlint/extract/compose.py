@@ -76,6 +76,9 @@ def extract(
     return found
 
 
+MAX_DOTENV_VALUE = 16_384  # characters
+
+
 def read_dotenv(path: str) -> dict[str, str]:
     """The variables of a ``.env`` file, interpolated among themselves; {} when there is none."""
     if not os.path.isfile(path):
@@ -89,7 +92,11 @@ def read_dotenv(path: str) -> dict[str, str]:
     resolved: dict[str, str] = {}
     for name, value in raw.items():
         if value is not None:
-            resolved[name] = interpolate(_plain_chars(value), resolved).text
+            text = interpolate(_plain_chars(value), resolved).text
+            # Values that name each other twice can double at every line ("billion laughs"):
+            # a longer one is left unset, so that growth stops here.
+            if len(text) <= MAX_DOTENV_VALUE:
+                resolved[name] = text
     return resolved
 
 

@@ -291,10 +291,17 @@ class _Builder:
         stack.extend(reversed(items))
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def iter_commands(text: str, locate: Locator) -> Iterator[ShellCommand]:
     """Every simple command in ``text``, in source order, with positions through ``locate``."""
     data = text.encode("utf-8", "surrogatepass")
-    tree = _parser().parse(data)
+    # tree-sitter-bash 0.25 can read past the end of its input (a segmentation fault) after a
+    # "{" and some characters beyond U+FFFF; it parses a stand-in of the same UTF-8 length
+    # instead (to bash both are word characters), so every byte offset stays the same.
+    parsed = _ASTRAL.sub("\U00010000", text).encode("utf-8", "surrogatepass")
+    tree = _parser().parse(parsed)
     builder = _Builder(text, _char_offsets(data, text), locate)
     cursor = tree.walk()
     while True:

@@ -26,6 +26,7 @@ import atheris  # noqa: E402
 
 with atheris.instrument_imports(include=["vlint"]):
     import importlib
+    import importlib.util
 
     from vlint import catalog, discover, fix, normalise, rewrites  # noqa: F401
     from vlint.checks import all_rules
@@ -35,8 +36,9 @@ with atheris.instrument_imports(include=["vlint"]):
 
     # vlint imports its stages lazily: import them here so that they are instrumented too.
     for _module in (*EXTRACTORS.values(), "vlint.extract.argv", "vlint.extract.yamlpos",
-                    "vlint.extract.nested"):
-        importlib.import_module(_module)
+                    "vlint.extract.nested", "vlint.extract.fastyaml"):
+        if importlib.util.find_spec(_module) is not None:
+            importlib.import_module(_module)
     all_rules()
 
 KINDS = tuple(sorted(EXTRACTORS))
