@@ -118,6 +118,9 @@ def test_env_tool_decides_from_the_traceback(tmp_path: Path) -> None:
     # transformers refusing a registration: the register shim.
     assert fix({"ok": False, "error": "ValueError: 'aimv2' is already used by a Transformers "
                 "config, pick another name."}) == ("stub", "shim:transformers-register-exist-ok")
+    assert fix({"ok": False, "error": "AttributeError: module 'torch._C._cpu' has no attribute "
+                "'_is_avx512_supported'"}) == ("stub", "shim:torch-cpu-isa")
+    assert fix({"ok": False, "error": "AttributeError: something else"}) is None
 
 
 def test_env_tool_passes_stubs_and_shims_apart(tmp_path: Path) -> None:

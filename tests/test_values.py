@@ -111,3 +111,21 @@ def test_auto_only_where_accepted() -> None:
 def test_optional_none() -> None:
     assert parse_value({"kind": "int", "optional": True, "wrapped": True}, "None").value is None
     assert not parse_value({"kind": "int"}, "None").ok
+
+
+def test_key_value_pairs_only_where_recorded() -> None:
+    # 0.8.5-0.9.x's parse_type(json.loads): non-object text is KEY=INT pairs (nullable_kvs).
+    kvs = {"kind": "json", "optional": True, "wrapped": True, "non_object": "kvs"}
+    assert parse_value(kvs, "a=1, B=2").value == {"a": 1, "b": 2}
+    assert parse_value(kvs, '{"a": 1}').value == {"a": 1}
+    assert parse_value(kvs, "None").ok and parse_value(kvs, "None").value is None
+    for text in ("8", "true", "a=x", "a=1,a=2", "a"):
+        assert not parse_value(kvs, text).ok, text
+    assert parse_value({"kind": "json", "optional": True, "wrapped": True}, "8").value == 8
+
+
+def test_config_literals_only_where_recorded() -> None:
+    spec = {"kind": "config_json", "config": "CompilationConfig"}
+    assert parse_value({**spec, "accepts": ["0", "1", "2", "3"]}, "3").ok
+    assert not parse_value(spec, "3").ok
+    assert not parse_value({**spec, "accepts": ["0", "1", "2", "3"]}, "4").ok

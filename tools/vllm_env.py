@@ -57,6 +57,9 @@ EXTENSION_PATTERN = re.compile(r"""Extension\(\s*(?:name\s*=\s*)?["'](vllm\.[\w.
 # transformers refusing a release's own Auto* registration (see realparser.REGISTER_SHIM).
 ALREADY_REGISTERED = "is already used by a Transformers"
 REGISTER_SHIM = "transformers-register-exist-ok"
+# torch's C module no longer has the CPU-feature probes (see realparser.TORCH_CPU_SHIM).
+TORCH_CPU_MISSING = "module 'torch._C._cpu' has no attribute '_is_"
+TORCH_CPU_SHIM = "torch-cpu-isa"
 # Never replaced by a stand-in: the runtime the parsers are built from.
 NEVER_STUB = frozenset({"vllm", "torch", "transformers", "pydantic", "argparse",
                         "typing_extensions"})
@@ -423,8 +426,11 @@ def next_fix(home: Path, py: Path, src: Path, reply: Mapping[str, Any],
     """How to get past an import failure: ("install", module) or ("stub", module)."""
     ie = reply.get("import_error")
     if not isinstance(ie, dict):
-        if ALREADY_REGISTERED in str(reply.get("trace") or reply.get("error")):
+        trace = str(reply.get("trace") or reply.get("error"))
+        if ALREADY_REGISTERED in trace:
             return ("stub", "shim:" + REGISTER_SHIM)
+        if TORCH_CPU_MISSING in trace:
+            return ("stub", "shim:" + TORCH_CPU_SHIM)
         return None
     name = str(ie.get("name") or "")
     top = name.split(".")[0]

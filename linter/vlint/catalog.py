@@ -128,8 +128,18 @@ class Release:
             return None
         ref = spec.get("id") if isinstance(spec, Mapping) else spec
         if isinstance(ref, str) and ref in self.types:
-            return {**self.types[ref], "id": ref}
+            found = {**self.types[ref], "id": ref}
+            if found.get("kind") == "config_json":
+                found["human_ints"] = self._json_human_ints
+            return found
         return spec
+
+    @cached_property
+    def _json_human_ints(self) -> bool:
+        """Whether bare human-readable numbers (``1k``) inside a config JSON are expanded: the
+        generator's probe of the dotted form, which came with the JSON one."""
+        parser = self.parser("serve") or self.parser("api_server")
+        return parser is not None and parser.feature("dotted_json_human_int")
 
     @cache
     def engine_fields(self, callee: str) -> Mapping[str, Mapping[str, Any]]:

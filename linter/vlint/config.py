@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from vlint.policy import Policy
 
 CONFIG_NAMES = ("vlint.toml", ".vlint.toml", "pyproject.toml")
+# The entry point group of policy packs (vlint.policy.installed reads them).
+ENTRY_POINT_GROUP = "vlint.policies"
 
 
 class ConfigError(Exception):
@@ -155,10 +157,8 @@ def merge(config: Config | None, flags: Settings) -> Settings:
     """``flags`` (from the command line) over ``config``: a flag given replaces the key."""
     from dataclasses import replace
 
-    from vlint.policy import installed, unique
-
     if config is None:
-        return replace(flags, policies=unique(flags.policies + installed()))
+        return replace(flags, policies=_with_packs(flags.policies))
     return replace(
         flags,
         target=flags.target or config.target_version,
@@ -169,6 +169,47 @@ def merge(config: Config | None, flags: Settings) -> Settings:
         exclude=config.exclude,
         severity=config.severity,
         config_dir=str(config.folder),
-        policies=unique(flags.policies + config.policies + installed()),
+        policies=_with_packs(flags.policies + config.policies),
         warnings_as_errors=config.warnings_as_errors,
     )
+
+
+def _with_packs(policies: tuple[Policy, ...]) -> tuple[Policy, ...]:
+    """``policies`` and those of installed packs; vlint.policy (its import costs a run about
+    4 ms) only when there are any."""
+    if not policies and not may_have_packs():
+        return ()
+    from vlint.policy import installed, unique
+
+    return unique(policies + installed())
+
+
+def may_have_packs() -> bool:
+    """False when no distribution on ``sys.path`` can declare a policy pack: no
+    ``entry_points.txt`` of a ``.dist-info`` or ``.egg-info`` folder names the group.  Importing
+    importlib.metadata and reading every distribution costs every run tens of milliseconds;
+    these few reads do not.
+    Anything this scan cannot see (a zip on the path, a finder of distributions besides the
+    path's) makes it answer True."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(f is not PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
+        return True
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            if os.path.isfile(entry):
+                return True
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as file:
+                        if group in file.read():
+                            return True
+                except OSError:
+                    continue
+    return False

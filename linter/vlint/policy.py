@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vlint.config import ConfigError
+from vlint.config import ENTRY_POINT_GROUP, ConfigError, may_have_packs
 from vlint.model import Pos, Severity
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
     from vlint.extract.yamlpos import SourceIndex
 
-ENTRY_POINT_GROUP = "vlint.policies"
 OPERATORS = (
     "exists", "absent", "eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "matches",
     "requires", "conflicts",
@@ -383,7 +382,7 @@ def installed() -> tuple[Policy, ...]:
     An entry point names an object (or a function called without arguments) giving a path
     (``str`` or ``Path``) to a policy file, a list of such paths, or a policy file's YAML text.
     """
-    if not _may_have_packs():
+    if not may_have_packs():
         return ()
     from importlib.metadata import entry_points
 
@@ -400,37 +399,6 @@ def installed() -> tuple[Policy, ...]:
             ) from None
         found.extend(_from_pack(provided, origin))
     return tuple(found)
-
-
-def _may_have_packs() -> bool:
-    """False when no distribution on ``sys.path`` can declare a pack: no ``entry_points.txt``
-    of a ``.dist-info`` or ``.egg-info`` folder names the group.  Importing importlib.metadata
-    and reading every distribution costs every run tens of milliseconds; these few reads do not.
-    Anything this scan cannot see (a zip on the path, a finder of distributions besides the
-    path's) makes it answer True."""
-    import os
-    import sys
-    from importlib.machinery import PathFinder
-
-    if any(f is not PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
-        return True
-    group = ENTRY_POINT_GROUP.encode()
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            if os.path.isfile(entry):
-                return True
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                try:
-                    with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as file:
-                        if group in file.read():
-                            return True
-                except OSError:
-                    continue
-    return False
 
 
 def _from_pack(provided: object, origin: str) -> list[Policy]:

@@ -9,6 +9,12 @@ Kinds: ``int``, ``float``, ``str``, ``json``, ``human_int`` (vLLM's ``human_read
 case k/m/g/t are powers of 10, upper case K/M/G/T powers of 2, decimals only with lower-case
 suffixes), ``json_or_str``, ``config_json`` (a JSON object validated by a config class; vlint
 checks only the JSON), ``opaque`` (a release-specific callable; any text is accepted), ``none``.
+
+Recorded refinements of a kind (each describes the real function, so releases differ by data):
+``non_object: "kvs"`` on a wrapped ``json`` (vLLM 0.8.5-0.9.x's ``parse_type(json.loads)``): text
+that is not ``{...}`` is read as comma-separated ``KEY=INT`` pairs (vLLM's ``nullable_kvs``), so
+``8`` or ``true`` are rejected there; ``accepts`` on ``config_json``: literal texts the config
+class's own ``from_cli`` takes besides JSON (e.g. a bare compilation level ``0``-``3``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
 # Bare (unquoted) human-readable numbers inside a JSON text, as config-JSON flags expand them.
 JSON_STRING = re.compile(r'("(?:[^"\\]|\\.)*")')
 JSON_HUMAN = re.compile(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b")
+# What vLLM's parse_type(json.loads) takes for a JSON object (re.match, no DOTALL); other text
+# goes to its KEY=VALUE parser where the type spec records ``non_object: "kvs"``.
+WRAPPED_JSON_OBJECT = re.compile(r"^{.*}$")
 
 EXACT_KINDS = frozenset({"int", "float", "str", "json", "human_int", "json_or_str", "none"})
 
@@ -85,9 +94,27 @@ def _json(text: str) -> ParsedValue:
         return _fail(str(exc))
 
 
-def _config_json(text: str, config: str) -> ParsedValue:
+def _kvs(text: str) -> ParsedValue:
+    """vLLM's ``nullable_kvs``: ``a=1,b=2`` -> ``{"a": 1, "b": 2}`` (keys lower-cased)."""
+    out: dict[str, int] = {}
+    for item in text.split(","):
+        parts = [part.lower().strip() for part in item.split("=")]
+        if len(parts) != 2:
+            return _fail("Each item should be in the form KEY=VALUE")
+        key, raw = parts
+        try:
+            number = int(raw)
+        except ValueError:
+            return _fail(f"Failed to parse value of item {key}={raw}")
+        if key in out and out[key] != number:
+            return _fail(f"Conflicting values specified for key: {key}")
+        out[key] = number
+    return ParsedValue(True, out)
+
+
+def _config_json(text: str, config: str, human_ints: bool = True) -> ParsedValue:
     try:
-        value = json.loads(_expand_json_numbers(text))
+        value = json.loads(_expand_json_numbers(text) if human_ints else text)
     except (ValueError, RecursionError) as exc:
         return _fail(f"invalid JSON for {config}: {exc}")
     if not isinstance(value, dict):
@@ -119,6 +146,8 @@ def _base(typespec: Mapping[str, object], text: str) -> ParsedValue:
     if kind in ("str", "opaque", "none"):
         return ParsedValue(True, text)
     if kind == "json":
+        if typespec.get("non_object") == "kvs" and not WRAPPED_JSON_OBJECT.match(text):
+            return _kvs(text)
         return _json(text)
     if kind == "human_int":
         accepts = typespec.get("accepts") or ()
@@ -131,7 +160,11 @@ def _base(typespec: Mapping[str, object], text: str) -> ParsedValue:
     if kind == "json_or_str":
         return _json(text) if JSON_OBJECT.match(text) else ParsedValue(True, text)
     if kind == "config_json":
-        return _config_json(text, str(typespec.get("config") or "config"))
+        literals = typespec.get("accepts") or ()
+        if isinstance(literals, (list, tuple)) and text in literals:
+            return ParsedValue(True, text)
+        return _config_json(text, str(typespec.get("config") or "config"),
+                            bool(typespec.get("human_ints", True)))
     return _fail(f"unknown value kind {kind!r}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import dis
 import functools
 import inspect
 import json
@@ -77,6 +78,41 @@ def _qualname(fn: Any) -> str:
     return f"{getattr(fn, '__module__', '') or ''}.{name}".lstrip(".")
 
 
+def _code_names(fn: Any) -> set[str]:
+    """Global names a function's code, and the code of functions nested in it, refers to."""
+    fn = getattr(fn, "__func__", fn)
+    names: set[str] = set()
+    stack = [getattr(fn, "__code__", None)]
+    while stack:
+        code = stack.pop()
+        if code is not None:
+            names.update(code.co_names)
+            stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return names
+
+
+def _wrapper_names(fn: Any) -> set[str]:
+    """Names ``parse_type``/``optional_type``'s wrapper uses, following the module-level
+    ``parse_type`` that ``_optional_type`` calls."""
+    names = _code_names(fn)
+    inner = getattr(fn, "__globals__", {}).get("parse_type")
+    return names | _code_names(inner) if "parse_type" in names and inner else names
+
+
+def _string_literals(fn: Any) -> list[str]:
+    """Constant strings a function tests its argument's membership in (``x in ["0", "1"]``)."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    found: set[str] = set()
+    previous = None
+    for instr in dis.get_instructions(code) if code is not None else ():
+        if (instr.opname == "CONTAINS_OP" and previous is not None
+                and previous.opname == "LOAD_CONST"
+                and isinstance(previous.argval, (tuple, frozenset))):
+            found.update(s for s in previous.argval if isinstance(s, str))
+        previous = instr
+    return sorted(found)
+
+
 def describe_type(fn: Any) -> dict[str, Any]:
     """Map a type callable to a structural description (kind plus parameters)."""
     if fn is None:
@@ -100,14 +136,14 @@ def describe_type(fn: Any) -> dict[str, Any]:
     cells = _cells(fn)
     callables = [c for c in cells if callable(c) and not isinstance(c, type) or c in (int, float,
                                                                                          str)]
-    if name == "_optional_type" and callables:
+    if name in ("_optional_type", "_parse_type") and callables:
         inner = describe_type(callables[0])
-        inner["optional"] = True
+        if name == "_optional_type":
+            inner["optional"] = True
         inner["wrapped"] = True
-        return inner
-    if name == "_parse_type" and callables:
-        inner = describe_type(callables[0])
-        inner["wrapped"] = True
+        if inner["kind"] == "json" and "nullable_kvs" in _wrapper_names(fn):
+            # 0.8.5-0.9.x: text that is not {...} goes to nullable_kvs (KEY=INT pairs).
+            inner["non_object"] = "kvs"
         return inner
     if name == "human_readable_int":
         return {"kind": "human_int"}
@@ -117,7 +153,13 @@ def describe_type(fn: Any) -> dict[str, Any]:
         return {"kind": "json_or_str"}
     if name == "parse_dataclass":
         classes = [c for c in cells if isinstance(c, type)]
-        return {"kind": "config_json", "config": classes[0].__name__ if classes else None}
+        spec: dict[str, Any] = {"kind": "config_json",
+                                "config": classes[0].__name__ if classes else None}
+        literals = _string_literals(getattr(classes[0], "from_cli", None)) if classes else []
+        if literals:
+            # e.g. 0.9.1 CompilationConfig.from_cli takes a bare level "0".."3" besides JSON.
+            spec["accepts"] = literals
+        return spec
     return {"kind": "opaque", "callable": _qualname(fn) if qual else repr(fn)}
 
 
@@ -127,6 +169,8 @@ def typespec_id(spec: dict[str, Any]) -> str:
         base += ":" + str(spec["config"])
     if spec.get("callable"):
         base += ":" + str(spec["callable"])
+    if spec.get("non_object"):
+        base += "+" + str(spec["non_object"])
     if spec.get("accepts"):
         base += "|" + "|".join(spec["accepts"])
     if spec.get("wrapped") and not spec.get("optional"):

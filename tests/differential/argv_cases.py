@@ -491,9 +491,9 @@ _DATA_DOTTED = ("catalog data: features.dotted_json is probed with the key 'mode
 _DATA_KV = ("catalog data: --limit-mm-per-prompt is recorded as kind json although its probes "
             "show a KEY=VALUE parser ('Each item should be in the form KEY=VALUE'); "
             "generator: introspect.py describe_type()")
-_JSON_HUMAN = ("bare human-readable numbers inside a config JSON (1k) are expanded only by later "
-               "releases (catalog: features.dotted_json_human_int false in 0.15.0); vlint's "
-               "config_json parser expands them in every release")
+_JSON_HUMAN = ("a dotted key's value '1k' is not expanded where features.dotted_json_human_int "
+               "is false (0.15.0: the string fails the config's validation); vlint's dotted "
+               "rewrite expands it in every release")
 _CONFIG_FIELDS = ("the config class validates a JSON argument's keys and values (pydantic) "
                   "while parsing; vlint checks the JSON syntax, not the config classes' fields")
 
@@ -513,9 +513,7 @@ NOT_MODELLED: dict[str, NotModelled] = {
         "gen --compilation-config=x", "gen --kv-transfer-config 'x'",
         "gen --kv-transfer-config=x", "gen --override-pooler-config 'x'",
         "gen --override-pooler-config=x")},
-    "config JSON human int": NotModelled(
-        f"0.8.5: {_OPAQUE}; 0.9.2: {_CONFIG_FIELDS}; 0.15.0: {_JSON_HUMAN}",
-        releases=("0.8.5", "0.9.2", "0.15.0")),
+    "config JSON human int": NotModelled(_OPAQUE, releases=("0.8.5",)),
     **{name: NotModelled(_ADAPTERS, releases=("0.8.5", "0.9.2")) for name in (
         "gen --prompt-adapters 'x'", "gen --prompt-adapters=x", "gen --prompt-adapters 'None'",
         "gen --prompt-adapters two values")},

@@ -59,6 +59,9 @@ CONSTRUCT_ONLY: dict[str, str] = {
         "EngineArgs.__post_init__, which then needs data-parallel external load balancing; "
         "None fails ParallelConfig validation; the real default is a FaultToleranceConfig "
         "object"),
+    "reasoning_config": (
+        "0.20.2 and 0.25.1: a ReasoningConfig built from {} names the reasoning parser '', and "
+        "create_engine_config raises KeyError for it; the sample carries no parser name"),
 }
 
 # Case kinds whose real verdict comes from create_engine_config (cross-field bounds, and string

@@ -80,9 +80,13 @@ def check(context: Context) -> Iterator[Finding]:
         if known is None:
             continue
         string, life = known
-        if life.last >= target:
+        # The last release before the target that had it (a string can come back later:
+        # 0.33.0's hidden --disable-X of --enable-X pairs).
+        removed_after = max((high for _, high in life.ranges or ((life.first, life.last),)
+                             if high < target), default=None)
+        if removed_after is None or life.present_in(target):
             continue
-        message = f"'{string}' was removed after {life.last}"
+        message = f"'{string}' was removed after {removed_after}"
         help_text = f"remove '{string}'; vLLM {context.release} does not accept it"
         fix = None
         rename = _available(renames().get(string), parser)

@@ -142,6 +142,9 @@ SHIM_ENV = "VLINT_RUNTIME_SHIMS"
 # this runtime's transformers already knows ("'aimv2' is already used by a Transformers
 # config"); with its own transformers the names were free, so the registration is let through.
 REGISTER_SHIM = "transformers-register-exist-ok"
+# An older release asks torch's C module for CPU features (``torch._C._cpu._is_avx512_supported``)
+# that this runtime's torch offers only as ``torch.cpu._is_avx512_supported``: the same answer.
+TORCH_CPU_SHIM = "torch-cpu-isa"
 AUTO_CLASSES = ("AutoConfig", "AutoTokenizer", "AutoProcessor", "AutoImageProcessor",
                 "AutoFeatureExtractor", "AutoVideoProcessor")
 
@@ -158,7 +161,19 @@ def install_stubs() -> list[StubFinder]:
         shims = [n.strip() for n in os.environ.get(SHIM_ENV, "").split(",") if n.strip()]
         if REGISTER_SHIM in shims:
             _register_exist_ok()
+        if TORCH_CPU_SHIM in shims:
+            _torch_cpu_probes()
     return _FINDERS
+
+
+def _torch_cpu_probes() -> None:
+    torch = importlib.import_module("torch")
+    for name in dir(torch.cpu):
+        if name.startswith("_is_") and name.endswith("_supported") and not hasattr(
+                torch._C._cpu, name):
+            setattr(torch._C._cpu, name, getattr(torch.cpu, name))
+            if "shim:" + TORCH_CPU_SHIM not in _SHIMS:
+                _SHIMS.append("shim:" + TORCH_CPU_SHIM)
 
 
 def _register_exist_ok() -> None:

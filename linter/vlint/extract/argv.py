@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from vlint.model import Entry, Invocation, Pos, Span, Token
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 CLI_MODULE = "vllm.entrypoints.cli.main"
@@ -242,13 +246,34 @@ def image_entry(target: str | None) -> Entry:
         version = catalog.newest() if target == LATEST else Version(target)
     except InvalidVersion:
         return "serve"
-    if version not in catalog.known_releases():
+    known = catalog.known_releases()
+    if version not in known:
         return "serve"
-    image = catalog.load(version).raw.get("image") or {}
+    image = _nearest_image(known, known.index(version))
     entrypoint = [basename(w) for w in image.get("entrypoint", ())]
     if entrypoint[-1:] == [API_SERVER_MODULE] and entrypoint[:1] and _PYTHON.match(entrypoint[0]):
         return "api_server"
     return "serve"
+
+
+def _nearest_image(known: Sequence[Version], index: int) -> Mapping[str, Any]:
+    """The image facts of ``known[index]``, or of the nearest release that has them.
+
+    A release whose source distribution ships no Dockerfile (0.4.x to 0.6.1) or that was read
+    from a wheel has none; its image is taken to start what the nearest release's image starts,
+    the newer one first (the official image's ENTRYPOINT changed once in all known releases,
+    and never between neighbours that both record it).
+    """
+    from vlint import catalog
+
+    for distance in range(len(known)):
+        for neighbour in (index + distance, index - distance):
+            if 0 <= neighbour < len(known):
+                image = catalog.load(known[neighbour]).raw.get("image")
+                if image:
+                    found: Mapping[str, Any] = image
+                    return found
+    return {}
 
 
 def _repeated_entry(words: Sequence[Token]) -> int:
