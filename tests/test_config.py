@@ -10,7 +10,7 @@ import pytest
 from vlint.cli import main
 
 # VL202 (warning) at 1:39, VL101 (error) at 1:43 and VL107 (error) at 1:56 in vLLM 0.33.0.
-SCRIPT = "vllm serve m --max-num-batched-tokens 16k --swap-space 4\n"
+SCRIPT = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4\n"
 WARNING_ONLY = "vllm serve m --max-num-batched-tokens 16k\n"
 
 

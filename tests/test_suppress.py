@@ -12,8 +12,8 @@ from vlint.model import Finding, Pos, Span
 from vlint.suppress import annotation_directives, apply, directives
 
 ROOT = Path(__file__).parent.parent
-# In vLLM 0.33.0: VL202 at column 39 ('16k'), VL101 at 43 ('--swap-space'), VL107 at 56 ('4').
-LAUNCH = "vllm serve m --max-num-batched-tokens 16k --swap-space 4"
+# In vLLM 0.33.0: VL202 at column 39 ('16k'), VL101 at 43 ('--swap-areas'), VL107 at 56 ('4').
+LAUNCH = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4"
 
 
 def _lint(tmp_path: Path, text: str, name: str = "run.sh", **options: object) -> list[str]:

@@ -380,18 +380,28 @@ def features(real: RealParser, options: list[dict[str, Any]]) -> dict[str, Any]:
         flag = store_true["strings"][-1]
         check("equals_on_store_true", [f"{flag}=false"], store_true["dest"])
         found["equals_on_store_true"]["flag"] = flag
-    for name, argv in (("dotted_json", ["--compilation-config.mode", "3"]),
-                       ("dotted_json_underscore_key", ["--compilation_config.mode", "3"]),
-                       ("dotted_json_equals", ["--compilation-config.mode=3"]),
-                       ("dotted_json_human_int", ["--compilation-config.max_cudagraph_capture_size",
-                                                  "1k"]),
-                       ("json_value", ["--compilation-config", '{"mode": 3}'])):
-        check(name, argv, "compilation_config")
-        value = found[name].pop("value", None)
-        key = "max_cudagraph_capture_size" if "human_int" in name else "mode"
-        sub = value.get(key) if isinstance(value, dict) else None
-        found[name]["value"] = {key: sub}
-        found[name]["supported"] = found[name]["ok"] and sub in (3, 1000)
+    # CompilationConfig's level field is `mode` from 0.12 and `level` before: the probes try
+    # the newer name first and record the first key the release's config keeps.
+    for name, key_argvs in (
+        ("dotted_json", [("mode", ["--compilation-config.mode", "3"]),
+                         ("level", ["--compilation-config.level", "3"])]),
+        ("dotted_json_underscore_key", [("mode", ["--compilation_config.mode", "3"]),
+                                        ("level", ["--compilation_config.level", "3"])]),
+        ("dotted_json_equals", [("mode", ["--compilation-config.mode=3"]),
+                                ("level", ["--compilation-config.level=3"])]),
+        ("dotted_json_human_int", [("max_cudagraph_capture_size",
+                                    ["--compilation-config.max_cudagraph_capture_size", "1k"])]),
+        ("json_value", [("mode", ["--compilation-config", '{"mode": 3}']),
+                        ("level", ["--compilation-config", '{"level": 3}'])]),
+    ):
+        for key, argv in key_argvs:
+            check(name, argv, "compilation_config")
+            value = found[name].pop("value", None)
+            sub = value.get(key) if isinstance(value, dict) else None
+            found[name]["value"] = {key: sub}
+            found[name]["supported"] = found[name]["ok"] and sub in (3, 1000)
+            if found[name]["supported"]:
+                break
     olevel = next((o for o in options if "-O" in o["strings"] or
                    o["dest"] in ("optimization_level",)), None)
     odest = olevel["dest"] if olevel else "compilation_config"
@@ -399,7 +409,8 @@ def features(real: RealParser, options: list[dict[str, Any]]) -> dict[str, Any]:
     check("dash_O_space", ["-O", "3"], odest)
     check("dash_O_equals", ["-O=3"], odest)
     if real.prefix:
-        found["model_option"] = {"supported": True, **probe_raw(real, ["--model", "m"])}
+        model_option = probe_raw(real, ["--model", "m"])
+        found["model_option"] = {"supported": bool(model_option["ok"]), **model_option}
         found["served_model_name_without_model"] = probe_raw(
             real, ["--served-model-name", "x"])
     found["human_readable_int"] = probe(["--max-num-batched-tokens", "16k"],

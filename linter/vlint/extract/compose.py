@@ -348,7 +348,7 @@ def _service(
     path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]
 ) -> list[Invocation]:
     from vlint.extract import yamlpos
-    from vlint.extract.argv import recognise_all, release_from_image
+    from vlint.extract.argv import image_entry, recognise_all, release_from_image
 
     if yamlpos.mapping_node(service) is None:
         return []
@@ -387,6 +387,7 @@ def _service(
                     Invocation(
                         path, KIND, "cli", anchor, env=env, image=image, target=target,
                         image_span=image_span, env_unknown=env_unknown, env_names=env_names,
+                        entry=image_entry(target),
                     )
                 ]
             return []

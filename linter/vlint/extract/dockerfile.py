@@ -418,7 +418,10 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
         return recognise_all((*entrypoint.words, *cmd_words), path=path, kind=KIND)
     if image is not None and is_server_image(image):
         if not cmd_words:
-            return [Invocation(path, KIND, "cli", stage.base_span)]
+            from vlint.extract.argv import image_entry, release_from_image
+
+            entry = image_entry(release_from_image(image))
+            return [Invocation(path, KIND, "cli", stage.base_span, entry=entry)]
         return recognise_all(cmd_words, path=path, kind=KIND, image=image)
     return recognise_all(cmd_words, path=path, kind=KIND)
 

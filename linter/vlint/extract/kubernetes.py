@@ -240,10 +240,12 @@ class _Reader:
                 )
             )
         if server_image and image_token is not None:
+            from vlint.extract.argv import image_entry
+
             return [
                 Invocation(
                     self.path, self.kind, "cli", image_token.span, env=env, image=image,
-                    target=target,
+                    target=target, entry=image_entry(target),
                 )
             ]
         return []
