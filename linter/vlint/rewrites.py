@@ -54,6 +54,8 @@ def rewrite(args: Sequence[Token], parser: ParserSpec, entry: str) -> Rewritten:
     result = Rewritten(list(args))
     if entry == "serve" and parser.feature("model_option"):
         result.args = _move_model(result.args)
+    elif entry == "serve" and (refused := _model_option_refused(parser, result.args)):
+        result.errors.append(refused)
     if entry == "serve" and _requires_model_first(parser, result.args):
         result.errors.append(
             RewriteError(
@@ -88,6 +90,23 @@ def _requires_model_first(parser: ParserSpec, args: list[Token]) -> bool:
         and not any(_CONFIG.match(t) for t in texts)
         and any(_SERVED_NAME.match(t) for t in texts)
     )
+
+
+def _model_option_refused(parser: ParserSpec, args: Sequence[Token]) -> RewriteError | None:
+    """Where the generator's probe found ``vllm serve --model m`` refused before parsing (the
+    release checks for a word equal to ``--model``), the first such word."""
+    probe = parser.features.get("model_option")
+    if not isinstance(probe, dict) or probe.get("ok") is not False:
+        return None
+    for token in args:
+        if token.literal and token.text == "--model":
+            return RewriteError(
+                "model-not-first",
+                "vllm serve refuses the --model option here; it needs the model as its first "
+                "argument",
+                token.span,
+            )
+    return None
 
 
 def _move_model(args: list[Token]) -> list[Token]:
