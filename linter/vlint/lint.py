@@ -354,17 +354,8 @@ def _releases_for(
             _note_once(report, f"{where}: the image tag means the latest vLLM release; checked "
                                f"as {catalog.newest()}, the newest vlint knows (pin the tag)")
             return (catalog.newest(),)
-        try:
-            resolved = catalog.target(invocation.target)
-        except catalog.UnknownTarget:
-            # Judging a pinned old release by another release's flags gives false errors.
-            _note_once(report, f"{where}: image pins vLLM {invocation.target}, which this "
-                               f"catalog does not cover ({catalog.known_range()}); not checked "
-                               "(pass --target-version to check it against a known release)")
-            return ()
-        if resolved.note:
-            _note_once(report, f"{where}: image tag: {resolved.note}")
-        return resolved.releases
+        return _pinned(invocation.target, report, f"{where}: image pins vLLM "
+                       f"{invocation.target}", f"{where}: image tag")
     pinned_by_project = _project_releases(invocation.path, report)
     if pinned_by_project is not None:
         return pinned_by_project
@@ -379,15 +370,22 @@ def _project_releases(path: str, report: Report) -> Sequence[Version] | None:
     specifier = pinned_specifier(path)
     if specifier is None:
         return None
+    pins = f"{path}: the project pins vllm{specifier}"
+    return _pinned(specifier, report, pins, pins)
+
+
+def _pinned(text: str, report: Report, pins: str, noted: str) -> Sequence[Version]:
+    """The known releases a pin names; none (with a note) when the catalog does not cover it,
+    since judging a pinned old release by another release's flags gives false errors."""
     try:
-        resolved = catalog.target(specifier)
+        resolved = catalog.target(text)
     except catalog.UnknownTarget:
-        _note_once(report, f"{path}: the project pins vllm{specifier}, which this catalog does "
-                           f"not cover ({catalog.known_range()}); not checked (pass "
-                           "--target-version to check it)")
+        _note_once(report, f"{pins}, which this catalog does not cover "
+                           f"({catalog.known_range()}); not checked (pass --target-version to "
+                           "check it against a known release)")
         return ()
     if resolved.note:
-        _note_once(report, f"{path}: the project pins vllm{specifier}: {resolved.note}")
+        _note_once(report, f"{noted}: {resolved.note}")
     return resolved.releases
 
 

@@ -68,7 +68,10 @@ def rewrite(args: Sequence[Token], parser: ParserSpec, entry: str) -> Rewritten:
     # -O<n> is rewritten to --optimization-level before argparse; where -O is an option string
     # of the parser itself (--compilation-config's alias up to 0.10), argparse takes it as is.
     if parser.feature("dash_O") and "-O" not in parser.by_string:
-        result.args = _optimization_level(result.args)
+        result.args = _optimization_level(result.args, "--optimization-level")
+    elif parser.feature("dash_O") and (key := _dash_O_key(parser)) is not None:
+        # 0.9-0.11: -O is --compilation-config's alias and vLLM rewrites -O3 to -O.<key>=3.
+        result.args = _optimization_level(result.args, f"-O.{key}")
     if parser.feature("dotted_json"):
         _fold_dotted(result)
     return result
@@ -122,18 +125,33 @@ def _move_model(args: list[Token]) -> list[Token]:
     return args
 
 
-def _optimization_level(args: list[Token]) -> list[Token]:
+def _dash_O_key(parser: ParserSpec) -> str | None:
+    """Where ``-O`` is an option string and vLLM rewrites ``-O3`` into a dotted key of the
+    compilation config: that key, read from the generator's ``-O3`` probe (the field it set to
+    3).  None where no dotted rewrite happens (the type itself takes the bare level)."""
+    if "-O" not in parser.by_string or not parser.feature("dotted_json"):
+        return None
+    probe = parser.features.get("dash_O")
+    value = probe.get("value") if isinstance(probe, dict) else None
+    if not isinstance(value, dict):
+        return None
+    return next((key for key in ("mode", "level") if value.get(key) == 3), None)
+
+
+def _optimization_level(args: list[Token], option: str) -> list[Token]:
+    """``-O3``, ``-O=3`` and ``-O 3`` as ``option`` followed by the level."""
     out: list[Token] = []
     for index, token in enumerate(args):
         text = token.text
-        if not token.literal or text.startswith("--") or not text.startswith("-O"):
+        if (not token.literal or text.startswith("--") or not text.startswith("-O")
+                or text.startswith("-O.")):
             out.append(token)
         elif text != "-O":
             start = 3 if len(text) > 2 and text[2] == "=" else 2
-            out.append(synthetic("--optimization-level", token.sub_span(0, 2)))
+            out.append(synthetic(option, token.sub_span(0, 2)))
             out.append(_tail(token, start))
         elif index + 1 < len(args) and args[index + 1].text in _LEVELS:
-            out.append(synthetic("--optimization-level", token.span))
+            out.append(synthetic(option, token.span))
         else:
             out.append(token)
     return out

@@ -72,6 +72,37 @@ ENGINE_TIME_KINDS = frozenset({"bound", "curated", "suffix", "numeric-string"})
 # (release or "*", callee or "*", case name) -> why the case cannot be compared here.
 NOT_COMPARABLE: dict[tuple[str, str, str], str] = {}
 
+# Cases where vlint is known to be silent while real vLLM rejects, because the curated facts
+# behind VL207 do not cover that era yet: (PEP 440 releases, case name) -> what is missing.
+# The test asserts they still DISAGREE, so this list must shrink when the facts land.
+_OLD_ERA = ("0.8.x-0.11.x compute with max_model_len, max_num_seqs, max_num_batched_tokens and "
+            "gpu_memory_utilization before pydantic converts them (EngineArgs._set_default_args "
+            "and friends), whatever else is written; keywords.toml curates 0.12.0 onward only")
+NOT_CURATED: dict[tuple[str, str], str] = {
+    **{(">=0.8.5,<0.12", name): _OLD_ERA for name in (
+        "max_model_len='16384'", "max_num_seqs='256'", "max_num_batched_tokens='8192'",
+        "curated max_num_seqs='8192' alone", "curated max_num_batched_tokens='8192' alone")},
+    # Up to 0.10.x writing the other setting does not avoid the comparison.
+    **{(">=0.8.5,<0.11", name): _OLD_ERA for name in (
+        "max_num_seqs='256', max_num_batched_tokens='8192'",
+        "curated max_num_seqs='8192' with max_num_batched_tokens",
+        "curated max_num_batched_tokens='8192' with max_num_seqs")},
+    (">=0.8.5,<0.9", "gpu_memory_utilization='0.9'"): _OLD_ERA,
+}
+NOT_CURATED[(">=0.8.5,<0.9", "seed='1k'")] = (
+    "0.8.5 stores a string seed as it is and never compares it; VL203 reports any suffix")
+NOT_CURATED[(">=0.8.5,<0.9", "VL302 at the boundary")] = NOT_CURATED[
+    (">=0.8.5,<0.9", "VL301 violated")] = (
+    "on this CPU machine 0.8.5 selects the V0 engine, whose scheduler keeps chunked prefill off "
+    "and so applies VL301 where the curated V1 era (0.8.0-0.11.0) does not")
+
+
+def _not_curated(release: str, case: Case) -> str | None:
+    from packaging.specifiers import SpecifierSet
+
+    return next((why for (spec, name), why in NOT_CURATED.items()
+                 if name == case.name and Version(release) in SpecifierSet(spec)), None)
+
 
 @dataclass(frozen=True)
 class Case:
@@ -321,8 +352,15 @@ def test_keywords_agree(real_chosen: Any, release: str, callee: str) -> None:
         detail = "" if real["ok"] else f"[{real.get('stage')}] {_first_line(real['error'])}"
         outcomes.append(Outcome(case, bool(real["ok"]), detail, errors, problem))
 
+    pending = [o for o in outcomes if _not_curated(release, o.case) is not None]
+    outcomes = [o for o in outcomes if _not_curated(release, o.case) is None]
     agreed = [o for o in outcomes if o.agrees]
     disagreed = [o for o in outcomes if not o.agrees]
+    now_agree = [o for o in pending if o.agrees]
+    for got in pending:
+        print(f"  not curated yet: {got.case.name}: {_not_curated(release, got.case)}")
+    assert not now_agree, ("NOT_CURATED cases that now agree (remove them): "
+                           + ", ".join(o.case.name for o in now_agree))
     by_kind: dict[str, list[int]] = {}
     for got in outcomes:
         counts = by_kind.setdefault(got.case.kind, [0, 0])
