@@ -84,6 +84,25 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
     return function
 
 
+def unknown_target(target_version: str) -> click.UsageError:
+    from vlint import catalog
+
+    return click.UsageError(f"unknown --target-version {target_version!r}: vlint knows vLLM "
+                            f"{catalog.known_range()}")
+
+
+def check_target(target_version: str | None) -> None:
+    """A usage error (exit 2) for a --target-version that names no known release or range."""
+    from vlint import catalog
+
+    if target_version is None:
+        return
+    try:
+        catalog.resolve_target(target_version)
+    except catalog.UnknownTarget:
+        raise unknown_target(target_version) from None
+
+
 @_check_options
 def _run_check(
     paths: tuple[str, ...],
@@ -102,18 +121,11 @@ def _run_check(
     isolated: bool = False,
     jobs: int = 0,
 ) -> None:
-    from vlint import catalog, config
+    from vlint import config
     from vlint.lint import Settings, lint
     from vlint.report import renderer
 
-    if target_version is not None:
-        try:
-            catalog.resolve_target(target_version)
-        except catalog.UnknownTarget:
-            raise click.UsageError(
-                f"unknown --target-version {target_version!r}: vlint knows vLLM "
-                f"{catalog.known_range()}"
-            ) from None
+    check_target(target_version)
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
     named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]

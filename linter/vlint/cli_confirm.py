@@ -59,18 +59,13 @@ def confirm_command(
 ) -> None:
     """Lint PATHS, then confirm each finding with a real vLLM: confirmed, refuted or
     unverified; what vLLM reports that no finding predicted is VL901/VL902."""
-    from vlint import catalog, config
+    from vlint import config
+    from vlint.cli import check_target
     from vlint.confirm import ProbeError, confirm, find_python
     from vlint.lint import Settings, lint
     from vlint.report import renderer
 
-    if target_version is not None:
-        try:
-            catalog.resolve_target(target_version)
-        except catalog.UnknownTarget:
-            raise click.UsageError(
-                f"unknown --target-version {target_version!r}: vlint knows vLLM "
-                f"{catalog.known_range()}") from None
+    check_target(target_version)
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
     named = list(paths) or ["."]

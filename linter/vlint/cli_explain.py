@@ -39,16 +39,14 @@ def show_command(
 ) -> None:
     """Print each invocation's settings as the target release resolves them."""
     from vlint import catalog
+    from vlint.cli import unknown_target
     from vlint.show import show, show_json
 
     render = show_json if output_format == "json" else show
     try:
         text = render(paths, target_version, include_defaults)
     except catalog.UnknownTarget:
-        raise click.UsageError(
-            f"unknown --target-version {target_version!r}: vlint knows vLLM "
-            f"{catalog.known_range()}"
-        ) from None
+        raise unknown_target(str(target_version)) from None
     click.echo(text, nl=False)
 
 
