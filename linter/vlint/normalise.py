@@ -86,6 +86,9 @@ class Resolution:
     positionals: list[Token] = field(default_factory=list)
     unmatched: list[Token] = field(default_factory=list)
     rewrite_errors: list[RewriteError] = field(default_factory=list)
+    # The word right after an unknown option written without '=' (by the id of the option's
+    # token), when no positional takes it: the value its writer meant for that option.
+    stray_values: dict[int, Token] = field(default_factory=dict)
 
     def written(self, dest: str) -> Setting | None:
         setting = self.settings.get(dest)
@@ -100,6 +103,20 @@ class Resolution:
         if any(not t.literal for t in self.positionals):
             return []
         return self.unmatched
+
+    def stray_positionals(self) -> list[Token]:
+        """The extra positionals that are not an unknown option's value: argparse lists those
+        with their option (``unrecognized arguments: --gpu-memory-utilisation 0.9``), one
+        mistake, reported with the option."""
+        values = {id(t) for t in self.stray_values.values()}
+        return [t for t in self.extra_positionals() if id(t) not in values]
+
+    def unknown_span(self, use: OptionUse) -> Span:
+        """An unknown option's name, through the value meant for it when one follows."""
+        value = self.stray_values.get(id(use.token))
+        if value is None:
+            return use.name_span
+        return Span(use.name_span.start, value.sub_span(0).end)
 
     def parse_errors(self) -> list[str]:
         """Why the release's parser would reject these arguments; empty when it accepts them."""
@@ -215,6 +232,7 @@ def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) ->
     run: list[Token] = []
     index = 0
     separator: Token | None = None
+    after_unknown: list[tuple[Token, Token]] = []
     while index < len(args):
         token = args[index]
         index += 1
@@ -246,10 +264,16 @@ def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) ->
         )
         if option is not None:
             use, index = _consume_values(use, option, parser, release, args, index)
+        elif match == "unknown" and explicit is None and index < len(args):
+            after_unknown.append((token, args[index]))
         resolution.uses.append(use)
         if option is not None and use.arity_error is None:
             _store(resolution, use, option)
     slots.consume(run, separator, resolution)
+    unmatched = {id(t) for t in resolution.unmatched}
+    for option_token, word in after_unknown:
+        if id(word) in unmatched and word.literal and not word.text.startswith("-"):
+            resolution.stray_values[id(option_token)] = word
 
 
 class _PositionalSlots:

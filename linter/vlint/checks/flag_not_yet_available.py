@@ -47,7 +47,7 @@ def check(context: Context) -> Iterator[Finding]:
             continue
         yield context.finding(
             RULE,
-            use.name_span,
+            context.resolution.unknown_span(use),
             f"'{string}' is not available in vLLM {context.release}; it was added in {life.first}",
             f"upgrade to vLLM {life.first} or later, or remove '{string}'",
         )

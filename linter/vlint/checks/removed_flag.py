@@ -98,7 +98,8 @@ def check(context: Context) -> Iterator[Finding]:
                           safe=True)
         elif rename is not None and rename.help:
             help_text = rename.help
-        yield context.finding(RULE, use.name_span, message, help_text, fix=fix)
+        yield context.finding(RULE, context.resolution.unknown_span(use), message, help_text,
+                              fix=fix)
 
 
 def _available(rename: Rename | None, parser: ParserSpec | None) -> Rename | None:

@@ -41,7 +41,7 @@ def check(context: Context) -> Iterator[Finding]:
     parser = context.resolution.parser
     takes = len(parser.positionals) if parser is not None else 0
     joined = {id(token) for token, _, _ in joined_tokens(context)}
-    for token in context.resolution.extra_positionals():
+    for token in context.resolution.stray_positionals():
         if id(token) in joined:
             continue  # VL402 reports it more precisely
         message = (

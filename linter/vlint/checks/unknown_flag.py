@@ -47,7 +47,7 @@ def check(context: Context) -> Iterator[Finding]:
         )
         yield context.finding(
             RULE,
-            use.name_span,
+            context.resolution.unknown_span(use),
             f"unknown flag '{use.written}' in vLLM {context.release}",
             help_text,
         )
