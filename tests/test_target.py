@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from vlint.lint import Settings, lint
 
 SCRIPT = "vllm serve m --max-num-seqs 8\n"
@@ -129,3 +131,26 @@ def test_a_tag_of_an_image_that_is_not_vllm_is_no_vllm_release(tmp_path: Path) -
     root = _project(tmp_path, {"requirements.txt": "vllm==0.32.0\n",
                                "docker-compose.yml": compose})
     assert _targets(root / "docker-compose.yml") == ["0.32.0"]
+
+
+# One rule for a target vlint does not know, from the command line (exit 2, saying why):
+# newer than every known release: checked as the newest, with a note (above); inside the known
+# range but not a release: the nearest release is named; older than every known release, a range
+# with no known release in it, or not a version at all: each says so.
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("0.12.5", "'0.12.5': not a vLLM release; nearest: 0.12.0 (vlint knows vLLM 0.4.1 to "),
+        ("0.3.0", "'0.3.0': older than every release vlint knows (vlint knows vLLM 0.4.1 to "),
+        (">=0.1,<0.2", "no release vlint knows is in that range"),
+        ("fast", "'fast': neither a release (0.32.0) nor a range (>=0.31,<0.33)"),
+    ],
+)
+def test_an_unknown_target_is_a_usage_error_that_says_why(
+    target: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vlint.cli import main
+
+    (tmp_path / "run.sh").write_text("vllm serve m\n")
+    assert main(["--target-version", target, str(tmp_path / "run.sh")]) == 2
+    assert says in capsys.readouterr().err

@@ -223,7 +223,13 @@ def load(version: str | Version) -> Release:
 
 
 class UnknownTarget(ValueError):
-    """A target version or range that names no known release."""
+    """A target version or range that names no known release; ``reason`` says why, in words
+    a message can quote (``not a vLLM release; nearest: 0.12.0``)."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(text)
+        self.text = text
+        self.reason = reason
 
 
 def resolve_target(text: str) -> tuple[Version, ...]:
@@ -249,7 +255,7 @@ def target(text: str) -> Target:
     text = text.strip()
     known = known_releases()
     try:
-        version = Version(text)
+        version = Version(text.removeprefix("v"))
     except InvalidVersion:
         version = None
     if version is not None:
@@ -257,18 +263,30 @@ def target(text: str) -> Target:
             return Target((version,))
         if version > known[-1]:
             return Target((known[-1],), _newer_note(text))
-        raise UnknownTarget(text)
+        if version < known[0]:
+            raise UnknownTarget(text, "older than every release vlint knows")
+        raise UnknownTarget(text, f"not a vLLM release; nearest: {nearest(version)}")
     try:
         specifier = SpecifierSet(text)
     except InvalidSpecifier as error:
-        raise UnknownTarget(text) from error
+        raise UnknownTarget(text, "neither a release (0.32.0) nor a range (>=0.31,<0.33)"
+                            ) from error
     matched = tuple(v for v in known if specifier.contains(v, prereleases=True))
     if matched:
         return Target(matched)
     if any(v > known[-1] and specifier.contains(v, prereleases=True)
            for v in _versions_named(specifier)):
         return Target((known[-1],), _newer_note(text))
-    raise UnknownTarget(text)
+    raise UnknownTarget(text, "no release vlint knows is in that range")
+
+
+def nearest(version: Version) -> Version:
+    """The known release a user most likely meant by an unknown one inside the known range: the
+    last of its own minor series below it (0.12.5: 0.12.0), else the last release below it."""
+    known = known_releases()
+    below = [v for v in known if v < version]
+    same_series = [v for v in below if v.release[:2] == version.release[:2]]
+    return (same_series or below or known)[-1]
 
 
 def _versions_named(specifier: SpecifierSet) -> Iterable[Version]:

@@ -87,8 +87,14 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
 def unknown_target(target_version: str) -> click.UsageError:
     from vlint import catalog
 
-    return click.UsageError(f"unknown --target-version {target_version!r}: vlint knows vLLM "
-                            f"{catalog.known_range()}")
+    try:
+        catalog.target(target_version)
+    except catalog.UnknownTarget as unknown:
+        reason = unknown.reason
+    else:
+        reason = "not a target"
+    return click.UsageError(f"unknown --target-version {target_version!r}: {reason} (vlint "
+                            f"knows vLLM {catalog.known_range()})")
 
 
 def check_target(target_version: str | None) -> None:
