@@ -490,3 +490,35 @@ def test_show_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert all(s["span"] is None for s in every.values() if not s["written"])
     assert every["max_num_seqs"]["written"] is True
 
+
+
+APPROVED = "[meta-llama/Llama-3.1-8B-Instruct, Qwen/Qwen3-8B]"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        # The served model, however it is written: vllm serve's positional, --model (which
+        # vLLM moves to the positional), a compose command list, Python's LLM(model=...).
+        ("run.sh", "vllm serve Qwen/Qwen3-8B --max-num-seqs 8\n", []),
+        ("run.sh", "vllm serve evil/uncensored --max-num-seqs 8\n", ["1:12-1:27"]),
+        ("run.sh", "vllm serve --model evil/uncensored\n", ["1:20-1:35"]),
+        ("run.sh", "vllm serve --model Qwen/Qwen3-8B\n", []),
+        ("compose.yaml",
+         "services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n"
+         "    command: [\"--model\", \"evil/uncensored\"]\n", ["4:27-4:42"]),
+        ("serve.py", "from vllm import LLM\nLLM(model='evil/uncensored')\n", ["2:11-2:28"]),
+        ("serve.py", "from vllm import LLM\nLLM(model='Qwen/Qwen3-8B')\n", []),
+    ],
+)
+def test_approved_models_policy_judges_the_served_model(
+    tmp_path: Path, name: str, text: str, expected: list[str]
+) -> None:
+    row = f"rule: {{setting: model, op: in, value: {APPROVED}}}\n"
+    assert _spans(tmp_path, _policy(row), text, name) == expected
+
+
+def test_approved_models_as_an_expression(tmp_path: Path) -> None:
+    policy = _policy("expr: 'settings.model in [\"Qwen/Qwen3-8B\"]'\n")
+    assert _spans(tmp_path, policy, "vllm serve Qwen/Qwen3-8B\n") == []
+    assert _spans(tmp_path, policy, "vllm serve evil/uncensored\n") == [ANCHOR]

@@ -271,9 +271,27 @@ def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) ->
             _store(resolution, use, option)
     slots.consume(run, separator, resolution)
     unmatched = {id(t) for t in resolution.unmatched}
+    _model_from_positional(resolution, parser, unmatched, separator)
     for option_token, word in after_unknown:
         if id(word) in unmatched and word.literal and not word.text.startswith("-"):
             resolution.stray_values[id(option_token)] = word
+
+
+def _model_from_positional(
+    resolution: Resolution, parser: ParserSpec, unmatched: set[int], separator: Token | None
+) -> None:
+    """``vllm serve``'s positional model is the model: the serve command sets ``args.model``
+    from ``model_tag`` before building the engine (vllm/entrypoints/cli/serve.py, and
+    vllm/scripts.py before it), and vLLM's own rewrite moves ``--model X`` there.  The API
+    server module ignores its positional (VL403)."""
+    if resolution.invocation.entry != "serve" or not parser.positionals:
+        return
+    if parser.positionals[0].get("dest") != "model_tag":
+        return
+    taken = [t for t in resolution.positionals if id(t) not in unmatched and t is not separator]
+    if taken:
+        word = taken[0]
+        resolution.settings["model"] = Setting(word.text, word.sub_span(0), word.literal)
 
 
 class _PositionalSlots:
