@@ -12,8 +12,8 @@ from vlint.model import Finding, Pos, Span
 from vlint.suppress import annotation_directives, apply, directives
 
 ROOT = Path(__file__).parent.parent
-# In vLLM 0.33.0: VL202 at column 39 ('16k'), VL101 at 43 ('--swap-areas'), VL107 at 56 ('4').
-LAUNCH = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4"
+# In vLLM 0.33.0: VL202 at column 39 ('16k'), VL101 at 43 ('--swap-are=1'), VL107 at 56 ('4').
+LAUNCH = "vllm serve m --max-num-batched-tokens 16k --swap-are=1 4"
 
 
 def _lint(tmp_path: Path, text: str, name: str = "run.sh", **options: object) -> list[str]:
@@ -203,3 +203,30 @@ def test_the_readme_documents_suppressions_and_configuration() -> None:
                 "exclude", "severity", "fail-on", "vlint.toml", ".vlint.toml", "[tool.vlint]",
                 "--config", "--isolated", "invalid config:"):
         assert key in configuration
+
+
+FENCED = "```bash\nvllm serve m \\\n  --max-num-batched-tokens 16k\n```\n"
+
+
+def test_html_comment_right_above_a_markdown_fence_covers_the_block(tmp_path: Path) -> None:
+    text = f"# Serve\n\n<!-- vlint: ignore[VL202] 16,000 is meant -->\n{FENCED}\n{FENCED}"
+    # The first block (lines 4-7) is covered to its closing fence; the second (9-12) is not.
+    assert _lint(tmp_path, text, "README.md") == ["11:28 VL202"]
+
+
+def test_html_comment_above_a_fence_in_a_list_item(tmp_path: Path) -> None:
+    indented = "".join(f"   {line}\n" for line in FENCED.splitlines())
+    text = f"1. Start it:\n\n   <!-- vlint: ignore[VL202] -->\n{indented}"
+    assert _lint(tmp_path, text, "README.md") == []
+
+
+def test_html_comment_with_a_blank_line_before_the_fence_covers_only_the_next_line(
+    tmp_path: Path,
+) -> None:
+    text = f"<!-- vlint: ignore[VL202] -->\n\n{FENCED}"
+    assert _lint(tmp_path, text, "README.md") == ["1:20 VL001", "5:28 VL202"]
+
+
+def test_a_fence_comment_that_covers_nothing_is_unused(tmp_path: Path) -> None:
+    text = f"<!-- vlint: ignore[VL101] -->\n{FENCED}"
+    assert _lint(tmp_path, text, "README.md") == ["1:20 VL001", "4:28 VL202"]

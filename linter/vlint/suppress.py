@@ -3,7 +3,8 @@
 Forms (codes are codes or prefixes, comma-separated; a bare form means every code):
 
 - ``# vlint: ignore[VL202,VL105] reason`` or ``<!-- vlint: ignore[VL202] -->``: the line it is
-  on, and the next line too when the comment is alone on its line;
+  on, and the next line too when the comment is alone on its line; in Markdown, an HTML comment
+  alone on the line right above a fenced code block covers the whole block;
 - ``# vlint: ignore-file[VL202]`` or ``<!-- vlint: ignore-file[...] -->``, anywhere: the file;
 - ``vlint.dev/ignore: "VL202,VL105"`` in a YAML document's ``metadata.annotations``: the lines
   of that document (a Kubernetes resource).
@@ -63,8 +64,13 @@ def mentions(text: str) -> bool:
     return "vlint" in text
 
 
+_MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
 def directives(path: str, text: str) -> list[Directive]:
     found = _comment_directives(text)
+    if path.lower().endswith(_MARKDOWN_SUFFIXES) and "<!--" in text and found:
+        found = _covering_fences(text, found)
     if path.endswith(_YAML_SUFFIXES) and ANNOTATION in text:
         found.extend(annotation_directives(text))
     return found
@@ -87,6 +93,25 @@ def _comment_directives(text: str) -> list[Directive]:
         alone = not text[line_start : match.start()].strip()
         found.append(Directive(entries, line, line + 1 if alone else line))
     return found
+
+
+def _covering_fences(text: str, found: list[Directive]) -> list[Directive]:
+    """A directive alone on the line right above a fenced code block covers the block to its
+    closing fence (the fences as CommonMark finds them: in lists and quotes too)."""
+    from markdown_it import MarkdownIt
+
+    # 0-based [opening line, line after the block) -> 1-based opening line: last line.
+    fences = {
+        token.map[0] + 1: token.map[1]
+        for token in MarkdownIt("commonmark").parse(text)
+        if token.type == "fence" and token.map is not None
+    }
+    covered = []
+    for directive in found:
+        last = fences.get(directive.last_line) if directive.last_line > directive.first_line else None
+        covered.append(directive if last is None else
+                       Directive(directive.entries, directive.first_line, last))
+    return covered
 
 
 def _comment_entries(match: re.Match[str], locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
