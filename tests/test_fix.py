@@ -79,6 +79,24 @@ PAIRS = [
     ("VL104-unsafe-shell-with-value", "serve.sh",
      "vllm serve m --no-disable-cascade-attn --max-num-seqs 8  # tuned\n",
      "vllm serve m --max-num-seqs 8  # tuned\n", ["--unsafe-fixes"]),
+    ("VL001-shell-trailing-comment", "serve.sh",
+     "vllm serve m --max-num-seqs 8  # vlint: ignore[VL202] meant 16k once\n",
+     "vllm serve m --max-num-seqs 8\n", []),
+    ("VL001-shell-comment-line", "serve.sh",
+     "# vlint: ignore[VL105]\nvllm serve m --max-num-seqs 8\n",
+     "vllm serve m --max-num-seqs 8\n", []),
+    ("VL001-one-of-two-codes", "serve.sh",
+     "vllm serve m --max-num-batched-tokens 16k  # vlint: ignore[VL301, VL202]\n",
+     "vllm serve m --max-num-batched-tokens 16k  # vlint: ignore[VL202]\n", ["--ignore", "VL202"]),
+    ("VL001-last-of-two-codes", "serve.sh",
+     "vllm serve m --max-num-batched-tokens 16k  # vlint: ignore[VL202,VL301]\n",
+     "vllm serve m --max-num-batched-tokens 16k  # vlint: ignore[VL202]\n", ["--ignore", "VL202"]),
+    ("VL001-markdown-html-comment", "README.md",
+     "Run:\n\n<!-- vlint: ignore[VL202] -->\n```sh\nvllm serve m --max-num-seqs 8\n```\n",
+     "Run:\n\n```sh\nvllm serve m --max-num-seqs 8\n```\n", []),
+    ("VL001-compose-yaml-comment", "docker-compose.yml",
+     COMPOSE_HEAD + "    command: [m, --max-num-seqs, '8']  # vlint: ignore[VL105]\n",
+     COMPOSE_HEAD + "    command: [m, --max-num-seqs, '8']\n", []),
     # Overlapping edits: the expansion and the boolean fix both rewrite the same word; the
     # first applies, and the second round applies the boolean fix to the expanded word.
     ("overlap-VL105-VL206", "serve.sh",
@@ -95,6 +113,7 @@ NOOPS = [
     ("VL105", "serve.sh", "vllm serve m --max-model-len 4096\n"),
     ("VL206", "serve.sh", "vllm serve m --disable-chunked-prefill --enable-prefix-caching\n"),
     ("VL104", "serve.sh", "vllm serve m --max-num-seqs 8\n"),
+    ("VL001", "serve.sh", "vllm serve m --max-num-batched-tokens 16k  # vlint: ignore[VL202]\n"),
 ]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from vlint.model import Finding, Pos, Span, line_locator
@@ -43,6 +43,8 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 class Entry:
     code: str  # "" for every code
     span: Span
+    # What removes this code alone from its directive (None where it cannot be removed alone).
+    removal: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class Directive:
     entries: tuple[Entry, ...]
     first_line: int
     last_line: int
+    # What removes the whole comment: its line when it is alone on it, else the comment and
+    # the blanks before it (None for an annotation, whose YAML a removal could break).
+    removal: Span | None = None
 
     def matching(self, finding: Finding) -> Iterator[int]:
         """The entries that suppress ``finding``."""
@@ -86,13 +91,37 @@ def _comment_directives(text: str) -> list[Directive]:
         entries = _comment_entries(match, locate)
         if not entries:
             continue
-        if match["kind"] == "ignore-file":
-            found.append(Directive(entries, 1, sys.maxsize))
-            continue
         line_start = text.rfind("\n", 0, match.start()) + 1
         alone = not text[line_start : match.start()].strip()
-        found.append(Directive(entries, line, line + 1 if alone else line))
+        removal = _comment_removal(text, match, line_start, locate)
+        if match["kind"] == "ignore-file":
+            found.append(Directive(entries, 1, sys.maxsize, removal))
+            continue
+        found.append(Directive(entries, line, line + 1 if alone else line, removal))
     return found
+
+
+def _comment_removal(
+    text: str, match: re.Match[str], line_start: int, locate: Callable[[int], Pos]
+) -> Span | None:
+    """The span that removes the comment ``match`` starts: a ``#`` comment runs to the end of
+    its line, an HTML one to its ``-->`` (None when it does not close on that line)."""
+    line_end = text.find("\n", match.start())
+    line_end = len(text) if line_end < 0 else line_end
+    if match[0].startswith("<!--"):
+        close = text.find("-->", match.end(), line_end)
+        if close < 0:
+            return None
+        end = close + 3
+    else:
+        end = line_end
+    start = match.start()
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        # Alone on its line: the line goes, with its line break.
+        return Span(locate(line_start), locate(min(line_end + 1, len(text))))
+    while start > line_start and text[start - 1] in " \t":
+        start -= 1
+    return Span(locate(start), locate(end))
 
 
 def _covering_fences(text: str, found: list[Directive]) -> list[Directive]:
@@ -109,8 +138,7 @@ def _covering_fences(text: str, found: list[Directive]) -> list[Directive]:
     covered = []
     for directive in found:
         last = fences.get(directive.last_line) if directive.last_line > directive.first_line else None
-        covered.append(directive if last is None else
-                       Directive(directive.entries, directive.first_line, last))
+        covered.append(directive if last is None else replace(directive, last_line=last))
     return covered
 
 
@@ -123,10 +151,19 @@ def _comment_entries(match: re.Match[str], locate: Callable[[int], Pos]) -> tupl
 
 def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
     entries = []
-    for code in re.finditer(r"[^,\s]+", written):
+    words = list(re.finditer(r"[^,\s]+", written))
+    for number, code in enumerate(words):
         if _CODE.fullmatch(code[0].upper()):
             start, end = offset + code.start(), offset + code.end()
-            entries.append(Entry(code[0].upper(), Span(locate(start), locate(end))))
+            # With its separator: the one after it, or for the last code the one before it.
+            if number + 1 < len(words):
+                cut = (start, offset + words[number + 1].start())
+            elif number > 0:
+                cut = (offset + words[number - 1].end(), end)
+            else:
+                cut = None
+            removal = Span(locate(cut[0]), locate(cut[1])) if cut else None
+            entries.append(Entry(code[0].upper(), Span(locate(start), locate(end)), removal))
     return tuple(entries)
 
 
@@ -185,16 +222,21 @@ def apply(
             kept.append(finding)
     for path, found in by_path.items():
         for number, directive in enumerate(found):
-            for index, entry in enumerate(directive.entries):
-                checked = not entry.code or selected(path, entry.code)
-                if checked and (path, number, index) not in used:
-                    kept.append(_unused(path, entry))
+            unused = [
+                entry for index, entry in enumerate(directive.entries)
+                if (not entry.code or selected(path, entry.code))
+                and (path, number, index) not in used
+            ]
+            whole = len(unused) == len(directive.entries)
+            for entry in unused:
+                kept.append(_unused(path, entry, directive.removal if whole else entry.removal))
     return kept
 
 
-def _unused(path: str, entry: Entry) -> Finding:
+def _unused(path: str, entry: Entry, removal: Span | None) -> Finding:
     from vlint.checks.base import rule_finding
     from vlint.checks.unused_suppression import RULE
+    from vlint.model import Edit, Fix
 
     what = f"'{entry.code}'" if entry.code else "every code"
     return rule_finding(
@@ -203,4 +245,6 @@ def _unused(path: str, entry: Entry) -> Finding:
         entry.span,
         f"unused suppression for {what}",
         "remove it: no finding it covers is reported here",
+        fix=Fix("remove the unused suppression", (Edit(removal, ""),), safe=True)
+        if removal is not None else None,
     )

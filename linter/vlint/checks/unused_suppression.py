@@ -13,7 +13,10 @@ Use instead
     ``vllm serve m --max-num-batched-tokens 16384``
 
 Fix safety
-    No automatic fix yet.
+    Safe: the fix removes the unused code from the comment, or the whole comment when nothing
+    in it is used (its line too when it is alone on it).  A comment does not change what vLLM
+    does.  The ``vlint.dev/ignore`` annotation is not fixed: removing a YAML key could leave
+    an empty mapping behind.
 
 vLLM releases
     All.  A suppression for a code that is not selected for the file is not reported.
@@ -29,7 +32,8 @@ from collections.abc import Iterator
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding
 
-RULE = Rule(code="VL001", name="unused-suppression", severity="warning", since="0.1.0")
+RULE = Rule(code="VL001", name="unused-suppression", severity="warning", since="0.1.0",
+            fix="safe")
 
 
 def check(context: Context) -> Iterator[Finding]:
