@@ -155,8 +155,10 @@ def _run_check(
     click.echo(renderer(output_format).render(report), nl=False)
     outputs.write_outputs(report, output)
     if output_format != "full":
+        from vlint.report.escape import plain_line
+
         for note in report.notes:
-            click.echo(f"note: {note}", err=True)
+            click.echo(plain_line(f"note: {note}"), err=True)
     if fixed is not None or unsafe_fixes:
         from vlint.cli_fix import summarise
 
@@ -183,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         error.show()
         return 2
     except ConfigError as error:
-        click.echo(str(error), err=True)
+        from vlint.report.escape import plain_text
+
+        click.echo(plain_text(str(error)), err=True)
         return 2
     except click.Abort:
         return 2

@@ -11,18 +11,20 @@ def rule_command(code: str) -> None:
     """Print the documentation of one rule (VL202)."""
     from vlint.checks import MODULES
     from vlint.docs import explain
+    from vlint.report.escape import plain_text
 
     if code.upper() not in MODULES:
         raise click.UsageError(f"unknown rule {code!r}: `vlint rules` lists them")
-    click.echo(explain(code.upper()), nl=False)
+    click.echo(plain_text(explain(code.upper())), nl=False)
 
 
 @click.command("rules")
 def rules_command() -> None:
     """List every rule: code, name, severity and what it does."""
     from vlint.docs import listing
+    from vlint.report.escape import plain_text
 
-    click.echo(listing(), nl=False)
+    click.echo(plain_text(listing()), nl=False)
 
 
 @click.command("show")

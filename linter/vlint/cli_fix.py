@@ -56,5 +56,7 @@ def summarise(report: Report, fixed: list[Change] | None, unsafe: bool, to_stder
                     f"{finding.path}:{start.line}:{start.column}: {finding.code} unsafe fix "
                     f"available with --fix --unsafe-fixes: {offered.description}"
                 )
+    from vlint.report.escape import plain_line
+
     for line in lines:
-        click.echo(line, err=to_stderr)
+        click.echo(plain_line(line), err=to_stderr)

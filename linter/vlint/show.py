@@ -15,6 +15,7 @@ from vlint import catalog
 from vlint.lint import Report, _releases_for
 from vlint.model import Invocation, Span
 from vlint.normalise import Resolution, Setting, resolve
+from vlint.report.escape import inert, json_dumps, plain_line
 from vlint.report.sarif import span_text
 
 Row = tuple[str, str, str]
@@ -24,7 +25,7 @@ def show(paths: Sequence[str], target: str | None, include_defaults: bool = Fals
     user_target = catalog.resolve_target(target) if target else None
     report = Report()
     out: list[str] = []
-    for invocation, source in _invocations(paths):
+    for invocation, source in _invocations(paths, report):
         for release in user_target or _releases_for(invocation, None, report):
             resolution = resolve(invocation, catalog.load(release))
             out.extend(describe(resolution, source, include_defaults))
@@ -37,16 +38,23 @@ def show(paths: Sequence[str], target: str | None, include_defaults: bool = Fals
             f"{catalog.newest()} (use --target-version)",
         )
     out.extend(f"note: {note}" for note in report.notes)
-    return "\n".join(out) + "\n"
+    return "".join(plain_line(line) + "\n" for line in out)
 
 
-def _invocations(paths: Sequence[str]) -> Iterator[tuple[Invocation, str]]:
-    from vlint.discover import kind_of, prefilter, walk
+def _invocations(paths: Sequence[str], report: Report) -> Iterator[tuple[Invocation, str]]:
+    """The invocations of the files in ``paths``, read as ``vlint check`` reads them: only
+    inside the given roots, regular files, at most the maximum file size (else a note)."""
+    from vlint.discover import Refused, confined_read, kind_of, linted_roots, prefilter, walk
     from vlint.extract import extractor
+    from vlint.lint import Settings
 
+    roots = linted_roots(list(paths))
     for path in walk(list(paths)):
-        with open(path, "rb") as handle:
-            data = handle.read()
+        try:
+            data = confined_read(path, roots, Settings().max_file_size)
+        except Refused as refused:
+            report.notes.append(f"{path}: skipped ({refused.reason})")
+            continue
         kind = kind_of(path, data) if prefilter(data) else None
         if kind is None:
             continue
@@ -59,10 +67,14 @@ def describe(resolution: Resolution, source: str, include_defaults: bool) -> lis
     invocation = resolution.invocation
     start = invocation.anchor.start
     release = resolution.release.version
-    header = f"{invocation.path}:{start.line}:{start.column}: {_label(invocation)}, vLLM {release}"
+    header = (
+        f"{inert(invocation.path)}:{start.line}:{start.column}: {_label(invocation)}, "
+        f"vLLM {release}"
+    )
     rows = _written_rows(resolution, source)
     if include_defaults:
         rows += _default_rows(resolution, release)
+    rows = [(inert(a), inert(b), inert(c)) for a, b, c in rows]
     if not rows:
         return [header, "  (nothing written)"]
     return [header, *_table(rows)]
@@ -70,7 +82,7 @@ def describe(resolution: Resolution, source: str, include_defaults: bool) -> lis
 
 def _label(invocation: Invocation) -> str:
     if invocation.style == "python":
-        return f"{invocation.callee or 'LLM'}(...)"
+        return f"{inert(invocation.callee or 'LLM')}(...)"
     return "vllm serve" if invocation.entry == "serve" else "vllm.entrypoints.openai.api_server"
 
 
@@ -122,17 +134,15 @@ def _table(rows: list[Row]) -> list[str]:
 
 def show_json(paths: Sequence[str], target: str | None, include_defaults: bool = False) -> str:
     """The resolved settings of every invocation as JSON (the shape is in the README)."""
-    import json
-
     user_target = catalog.resolve_target(target) if target else None
     report = Report()
     rows = []
-    for invocation, _source in _invocations(paths):
+    for invocation, _source in _invocations(paths, report):
         for release in user_target or _releases_for(invocation, None, report):
             resolution = resolve(invocation, catalog.load(release))
             rows.append(_json_invocation(resolution, include_defaults))
     document = {"version": 1, "invocations": rows, "notes": report.notes}
-    return json.dumps(document, indent=2, default=str) + "\n"
+    return json_dumps(document, default=str) + "\n"
 
 
 def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str, object]:

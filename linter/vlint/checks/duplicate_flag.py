@@ -35,6 +35,7 @@ from collections.abc import Iterator
 
 from vlint.catalog import ParserSpec
 from vlint.checks.base import Context, Rule
+from vlint.checks.quoting import holds_secret, masked, value_redactions
 from vlint.model import Finding, Span
 from vlint.normalise import OptionUse
 
@@ -69,6 +70,7 @@ def check(context: Context) -> Iterator[Finding]:
             _span(earlier),
             message,
             "remove the earlier one, or the later one if it is the mistake",
+            redact=_redact(earlier, use),
         )
 
 
@@ -92,10 +94,21 @@ def _vllm_warns(parser: ParserSpec, earlier: OptionUse, later: OptionUse) -> boo
 
 
 def _shown(use: OptionUse) -> str:
+    whole = holds_secret(use)
     if use.explicit is not None:
-        return f"'{use.token.text}'"
-    words = [use.written, *(value.text for value in use.values)]
+        given = use.explicit
+        return f"'{use.token.text[: given.start]}{masked(given.text, whole)}'"
+    words = [use.written, *(masked(value.text, whole) for value in use.values)]
     return "'" + " ".join(words) + "'"
+
+
+def _redact(*uses: OptionUse) -> tuple[Span, ...]:
+    return tuple(
+        span
+        for use in uses
+        for value in (*use.values, *([use.explicit] if use.explicit is not None else []))
+        for span in value_redactions(value, holds_secret(use))
+    )
 
 
 def _span(use: OptionUse) -> Span:

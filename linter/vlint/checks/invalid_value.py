@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
+from vlint.checks.quoting import holds_secret, masked, value_redactions
 from vlint.checks.support import SUFFIXED_NUMBER, typed_values
 from vlint.model import Finding
 
@@ -42,7 +43,9 @@ def _choices(values: tuple[object, ...]) -> str:
 def check(context: Context) -> Iterator[Finding]:
     for error in context.resolution.rewrite_errors:
         if error.kind == "dotted-key-without-value":
-            yield context.finding(RULE, error.span, error.message, "write the value with '='")
+            yield context.finding(
+                RULE, error.span, masked(error.message), "write the value with '='"
+            )
     for use in context.resolution.uses:
         if use.arity_error and "expected" in use.arity_error and use.option is not None:
             yield context.finding(
@@ -55,19 +58,28 @@ def check(context: Context) -> Iterator[Finding]:
         parsed = value.parsed
         assert parsed is not None and use.option is not None
         flag = use.option.name
+        whole = holds_secret(use)
+        shown = masked(value.text, whole)
+        redact = value_redactions(value, whole)
         if not parsed.ok:
             if SUFFIXED_NUMBER.match(value.text):
                 continue
+            # The parser's error quotes the value too.
+            reason = parsed.error or "check the value's type"
+            if shown != value.text:
+                reason = reason.replace(value.text, shown)
             yield context.finding(
                 RULE,
                 value.span,
-                f"invalid value '{value.text}' for '{flag}' in vLLM {context.release}",
-                parsed.error or "check the value's type",
+                f"invalid value '{shown}' for '{flag}' in vLLM {context.release}",
+                masked(reason),
+                redact=redact,
             )
         elif use.option.choices is not None and parsed.value not in use.option.choices:
             yield context.finding(
                 RULE,
                 value.span,
-                f"invalid choice '{value.text}' for '{flag}' in vLLM {context.release}",
+                f"invalid choice '{shown}' for '{flag}' in vLLM {context.release}",
                 f"choose one of: {_choices(use.option.choices)}",
+                redact=redact,
             )

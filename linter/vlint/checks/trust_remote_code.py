@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
-from vlint.model import Finding
+from vlint.model import Finding, Span
 
 RULE = Rule(code="VL502", name="trust-remote-code", severity="warning", since="0.1.0")
 
@@ -43,7 +43,15 @@ def check(context: Context) -> Iterator[Finding]:
         return
     yield context.finding(
         RULE,
-        setting.span,
+        _flag_span(context, setting.span),
         "the model repository's own Python code runs in the server (trust_remote_code)",
         "use a natively supported model, or pin a reviewed --revision and suppress with a reason",
     )
+
+
+def _flag_span(context: Context, span: Span) -> Span:
+    """The flag's own characters where the setting spans its whole token (and a closing quote)."""
+    for use in reversed(context.resolution.uses):
+        if use.option is not None and use.option.dest == "trust_remote_code":
+            return use.name_span if use.token.span == span else span
+    return span

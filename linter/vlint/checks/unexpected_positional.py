@@ -32,6 +32,7 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
 from vlint.checks.flag_and_value_in_one_token import joined_tokens
+from vlint.checks.quoting import masked, redactions
 from vlint.model import Finding
 
 RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since="0.1.0")
@@ -45,9 +46,10 @@ def check(context: Context) -> Iterator[Finding]:
         if id(token) in joined:
             continue  # VL402 reports it more precisely
         message = (
-            f"unexpected argument '{token.text}': vLLM {context.release} takes "
+            f"unexpected argument '{masked(token.text)}': vLLM {context.release} takes "
             + ("one model" if takes == 1 else f"{takes} positional argument(s)")
         )
         yield context.finding(
-            RULE, token.sub_span(0), message, "remove it, or give it the flag it belongs to"
+            RULE, token.sub_span(0), message, "remove it, or give it the flag it belongs to",
+            redact=redactions(token),
         )

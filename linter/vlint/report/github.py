@@ -6,16 +6,9 @@ from collections.abc import Mapping
 
 from vlint.lint import Report
 from vlint.model import Finding
+from vlint.report.escape import github_data, github_property
 
 COMMANDS: Mapping[str, str] = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation(finding: Finding) -> str:
@@ -28,13 +21,13 @@ def annotation(finding: Finding) -> str:
         "endColumn": str(end.column),
         "title": f"{finding.code} {finding.name}",
     }
-    written = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    written = ",".join(f"{key}={github_property(value)}" for key, value in properties.items())
     text = f"{finding.message}\nhelp: {finding.help}"
     if finding.confirmation is not None:
         from vlint.report.full import confirmation_line
 
         text += f"\n{confirmation_line(finding.confirmation)}"
-    message = escape_data(text)
+    message = github_data(text)
     return f"::{COMMANDS[finding.severity]} {written}::{message}"
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from vlint import __version__
 from vlint.lint import Report
 from vlint.model import Confirmation, Finding, Fix
+from vlint.report.escape import json_dumps
 
 FORMAT_VERSION = 1
 
@@ -75,4 +75,4 @@ def render(report: Report) -> str:
             "infos": report.count("info"),
         },
     }
-    return json.dumps(document, indent=2) + "\n"
+    return json_dumps(document) + "\n"

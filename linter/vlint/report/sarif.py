@@ -2,13 +2,13 @@
 
 A fingerprint hashes the rule, the path, the offending source text and which occurrence of that
 text in the file it is — never line numbers — so a finding keeps its identity when lines above
-it move.
+it move.  A URI percent-encodes the path's bytes, so a file name that is not UTF-8 keeps its
+exact bytes (``bad%FF.sh``); text elsewhere is valid Unicode (see :mod:`vlint.report.escape`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -21,6 +21,7 @@ from vlint.checks.base import RuleModule
 from vlint.docs import documentation, help_uri, summary
 from vlint.lint import Report
 from vlint.model import Finding, Span
+from vlint.report.escape import json_dumps
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/vlint/vlint"
@@ -49,7 +50,7 @@ def uri(path: str) -> str:
             path = os.path.relpath(path)
         except ValueError:
             return PurePath(path).as_uri()
-    return quote(PurePath(path).as_posix())
+    return quote(os.fsencode(PurePath(path).as_posix()))
 
 
 def span_text(source: str | None, span: Span) -> str:
@@ -77,7 +78,8 @@ def fingerprints(report: Report) -> list[str]:
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
         material = "\0".join((*key, str(occurrence)))
-        prints.append(hashlib.sha256(material.encode("utf-8")).hexdigest()[:32])
+        digest = hashlib.sha256(material.encode("utf-8", "surrogatepass"))
+        prints.append(digest.hexdigest()[:32])
     return prints
 
 
@@ -157,4 +159,4 @@ def render(report: Report) -> str:
         "properties": {"targets": [str(v) for v in sorted(report.targets)]},
     }
     document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2) + "\n"
+    return json_dumps(document) + "\n"
