@@ -97,6 +97,15 @@ PAIRS = [
     ("VL001-compose-yaml-comment", "docker-compose.yml",
      COMPOSE_HEAD + "    command: [m, --max-num-seqs, '8']  # vlint: ignore[VL105]\n",
      COMPOSE_HEAD + "    command: [m, --max-num-seqs, '8']\n", []),
+    ("VL101-unsafe-did-you-mean", "serve.sh",
+     "vllm serve m --gpu-memory-utilisation 0.9\n",
+     "vllm serve m --gpu-memory-utilization 0.9\n", ["--unsafe-fixes"]),
+    ("VL101-unsafe-compose-list", "docker-compose.yml",
+     COMPOSE_HEAD + "    command: [m, '--max-num-seq-total', '8']\n",
+     COMPOSE_HEAD + "    command: [m, '--max-num-seqs', '8']\n", ["--unsafe-fixes"]),
+    ("VL106-unsafe-did-you-mean", "serve.py",
+     "from vllm import LLM\nLLM(model='m', max_num_seq=8)\n",
+     "from vllm import LLM\nLLM(model='m', max_num_seqs=8)\n", ["--unsafe-fixes"]),
     # Overlapping edits: the expansion and the boolean fix both rewrite the same word; the
     # first applies, and the second round applies the boolean fix to the expanded word.
     ("overlap-VL105-VL206", "serve.sh",
@@ -145,6 +154,16 @@ def test_fix_before_after_then_rerun(
     assert path.read_text("utf-8") == after
     assert path.stat().st_mtime_ns == OLD * 10**9
     assert "Applied 0 fix(es) to 0 file(s)." in capsys.readouterr().out
+
+
+def test_a_did_you_mean_is_not_a_safe_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "vllm serve m --gpu-memory-utilisation 0.9\n"
+    path = _write(tmp_path, "serve.sh", text)
+    assert _vlint(tmp_path, monkeypatch, "--fix", "serve.sh") == 1
+    assert path.read_text("utf-8") == text
+    assert "Applied 0 fix(es)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("name", "text"), [pytest.param(*n[1:], id=n[0]) for n in NOOPS])
@@ -301,7 +320,7 @@ def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     fixable = {
         (f.path, f.code, f.span.start.line)
         for f in lint(["."], Settings()).findings
-        if f.fix is not None
+        if f.fix is not None and f.fix.safe
     }
     assert len(fixable) == 4
     main(["--fix", "."])

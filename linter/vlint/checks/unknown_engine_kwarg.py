@@ -14,7 +14,8 @@ Use instead
     ``LLM(model="m", max_num_seqs=8)``
 
 Fix safety
-    No automatic fix.
+    Unsafe: where the callee has a close keyword (the help line's "did you mean"),
+    ``--unsafe-fixes`` renames the keyword to it; vlint cannot know that it is the one meant.
 
 vLLM releases
     All; the accepted keywords are the ``EngineArgs`` fields and ``LLM.__init__`` parameters of
@@ -30,9 +31,10 @@ from collections.abc import Iterator
 
 from vlint.catalog import known_releases, load
 from vlint.checks.base import Context, Rule, did_you_mean
-from vlint.model import Finding
+from vlint.model import Edit, Finding, Fix
 
-RULE = Rule(code="VL106", name="unknown-engine-kwarg", severity="error", since="0.1.0")
+RULE = Rule(code="VL106", name="unknown-engine-kwarg", severity="error", since="0.1.0",
+            fix="unsafe")
 
 
 def _history(callee: str, name: str) -> str:
@@ -57,4 +59,6 @@ def check(context: Context) -> Iterator[Finding]:
             f"unknown keyword '{name}' for {callee} in vLLM {context.release}"
             + _history(callee, name),
             f"did you mean '{suggestion}'?" if suggestion else f"remove '{name}'",
+            fix=Fix(f"rename to '{suggestion}'", (Edit(keyword.name.span, suggestion),),
+                    safe=False) if suggestion else None,
         )

@@ -12,8 +12,9 @@ Use instead
     ``vllm serve my-model --max-num-seqs 8``
 
 Fix safety
-    No automatic fix: the intended flag cannot be known.  The help line suggests the closest
-    option string of the targeted release.
+    Unsafe: where the targeted release has a close option string (the help line's "did you
+    mean"), ``--unsafe-fixes`` replaces the written name with it.  vlint cannot know that it is
+    the flag that was meant, and the value given may not suit it.
 
 vLLM releases
     All.  The option strings come from each release's own parser (generated catalog).
@@ -28,9 +29,9 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.checks.support import canonical, lifetime, unknown_uses
-from vlint.model import Finding
+from vlint.model import Edit, Finding, Fix
 
-RULE = Rule(code="VL101", name="unknown-flag", severity="error", since="0.1.0")
+RULE = Rule(code="VL101", name="unknown-flag", severity="error", since="0.1.0", fix="unsafe")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -45,9 +46,12 @@ def check(context: Context) -> Iterator[Finding]:
             if suggestion
             else f"run 'vllm serve --help' for vLLM {context.release} to list its flags"
         )
+        fix = (Fix(f"replace with '{suggestion}'", (Edit(use.name_span, suggestion),), safe=False)
+               if suggestion and use.token.literal else None)
         yield context.finding(
             RULE,
             context.resolution.unknown_span(use),
             f"unknown flag '{use.written}' in vLLM {context.release}",
             help_text,
+            fix=fix,
         )
