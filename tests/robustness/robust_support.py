@@ -5,6 +5,7 @@ written, so a test can check that vlint's spans point at exactly that text)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -17,6 +18,12 @@ from vlint.lint import Report, lint_text
 from vlint.model import Finding, Pos
 
 KINDS = tuple(sorted(EXTRACTORS))
+
+
+def examples(count: int) -> int:
+    """``count`` hypothesis examples, times ``VLINT_HYPOTHESIS_SCALE`` (default 1): CI runs the
+    budgets as written; a longer run outside CI sets the scale (``=10``)."""
+    return count * max(1, int(os.environ.get("VLINT_HYPOTHESIS_SCALE", "1")))
 SAFE_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 

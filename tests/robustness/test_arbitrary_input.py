@@ -10,14 +10,14 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from robust_support import KINDS, run_pipeline
+from robust_support import KINDS, examples, run_pipeline
 
 from vlint import catalog
 from vlint.extract import Unparsable, extractor
 from vlint.lint import Settings, lint
 from vlint.model import Finding
 
-BOUNDED = settings(max_examples=60, deadline=None,
+BOUNDED = settings(max_examples=examples(60), deadline=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Pieces of every host syntax, so random texts reach deep into each parser.
@@ -78,7 +78,7 @@ def test_any_text_gives_findings_or_vl002(kind: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(text=st.text(VALID))
 def test_unstructured_text(kind: str, text: str) -> None:
     _never_raises_but_unparsable(kind, "vllm serve " + text)
@@ -89,7 +89,7 @@ NAMES = ("serve.sh", "compose.yaml", "deployment.yaml", "values.yaml", "Dockerfi
          "noext")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(NAMES),
        data=st.one_of(TEXTS.map(lambda t: t.encode("utf-8")),
                       st.binary(max_size=200).map(lambda b: b"vllm serve " + b)))

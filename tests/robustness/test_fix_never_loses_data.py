@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from vlint import catalog
 from vlint.cli import main
 
+from robust_support import examples
+
 BEFORE = "vllm serve m --max-model-len 16k\n"
 AFTER = "vllm serve m --max-model-len 16000\n"
 
@@ -91,7 +93,7 @@ AROUND = st.lists(
 ).map("\n".join)
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(head=AROUND, tail=AROUND, bom=st.booleans(), crlf=st.booleans())
 def test_every_byte_outside_the_fix_is_kept(

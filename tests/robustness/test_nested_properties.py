@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from robust_support import offset
+from robust_support import examples, offset
 
 from vlint.extract.nested import embedded
 from vlint.model import Pos
@@ -15,7 +15,7 @@ LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=
                max_size=20)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(LINE, st.integers(0, 25), st.booleans()), min_size=1, max_size=12))
 def test_every_offset_maps_to_its_file_character(rows: list[tuple[str, int, bool]]) -> None:
     file_lines = [line for line, _, _ in rows]

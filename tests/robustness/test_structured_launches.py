@@ -9,13 +9,22 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from robust_support import HOSTS, Launch, Option, known_options, random_argv, run_pipeline, sliced
+from robust_support import (
+    HOSTS,
+    Launch,
+    Option,
+    examples,
+    known_options,
+    random_argv,
+    run_pipeline,
+    sliced,
+)
 
 from vlint.discover import kind_of, prefilter
 from vlint.extract import extractor
 from vlint.model import Finding, Invocation
 
-BOUNDED = settings(max_examples=150, deadline=None)
+BOUNDED = settings(max_examples=examples(150), deadline=None)
 UNKNOWN = st.one_of(st.none(), st.from_regex(r"--zzvlint-[a-z]{1,8}(-[a-z]{1,5})?", fullmatch=True))
 
 

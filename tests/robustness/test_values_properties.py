@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from vlint.values import ParsedValue, parse_human_int, parse_value
 
-BOUNDED = settings(max_examples=200, deadline=None)
+from robust_support import examples
+
+BOUNDED = settings(max_examples=examples(200), deadline=None)
 POWERS = {"k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,
           "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 KINDS = ("int", "float", "str", "json", "human_int", "json_or_str", "config_json", "opaque",
