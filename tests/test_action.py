@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import pytest
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[1]
+# owner/repo[/path]@<40 hex digits>  # v<version>
+PINNED = re.compile(r"^\s*(- )?uses: [\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}  # v\d+(\.\d+)*$")
 
 
 def _action() -> dict[str, Any]:
@@ -58,7 +61,7 @@ def test_run_step_lints_examples_and_writes_sarif(tmp_path: Path) -> None:
         "PYTHONPATH": source_roots,
         "VLINT_PATHS": "examples/",
         "VLINT_TARGET": "0.32.0",
-        "VLINT_ARGS": "--select VL2,VL3",
+        "VLINT_ARGS": "--select\nVL2,VL3\n",
         "VLINT_SARIF": str(sarif),
     }
     done = subprocess.run(
@@ -72,3 +75,70 @@ def test_run_step_lints_examples_and_writes_sarif(tmp_path: Path) -> None:
     assert len(results) == len(lines)
     assert {r["ruleId"][:3] for r in results} <= {"VL2", "VL3"}
     assert {r["properties"]["vllm_versions"][0] for r in results} == {"0.32.0"}
+
+
+def test_every_uses_is_pinned_by_full_commit_hash_with_its_version() -> None:
+    lines = (ROOT / "action.yml").read_text("utf-8").splitlines()
+    uses = [line for line in lines if re.match(r"^\s*(- )?uses:", line)]
+    assert len(uses) == 2
+    assert [line for line in uses if not PINNED.match(line)] == []
+
+
+def test_no_expression_is_interpolated_into_a_script() -> None:
+    # ${{ }} in run: is pasted into the script before bash reads it: inputs go through env:.
+    for step in _action()["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step.get("name")
+
+
+def _argv_shim(folder: Path) -> Path:
+    """A ``vlint`` on PATH that prints the arguments it was given as JSON."""
+    folder.mkdir()
+    shim = folder / "vlint"
+    script = "import json, sys; print(json.dumps(sys.argv[1:]))"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "{script}" "$@"\n', "utf-8")
+    shim.chmod(0o755)
+    return folder
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the action's step runs in bash")
+def test_each_line_of_paths_and_args_is_one_argument_as_written(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("a.sh", "b.sh", "deploy"):
+        (work / name).write_text("", "utf-8")
+    env = {
+        **os.environ,
+        "PATH": f"{_argv_shim(tmp_path / 'bin')}{os.pathsep}{os.environ.get('PATH', '')}",
+        "VLINT_PATHS": "  deploy/my app\n*.sh\n\n-x\r\n$(touch pwned) `touch pwned`\n",
+        "VLINT_TARGET": ">=0.31, <0.33",
+        "VLINT_ARGS": "--select=VL1,VL2\n  --exit-zero  \n",
+        "VLINT_SARIF": "out dir/v lint.sarif",
+    }
+    done = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", _step("Run vlint")["run"]],
+        cwd=work, env=env, capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "check", "--output-format", "github", "--output", "sarif:out dir/v lint.sarif",
+        "--target-version", ">=0.31, <0.33", "--select=VL1,VL2", "--exit-zero",
+        "--", "deploy/my app", "*.sh", "-x", "$(touch pwned) `touch pwned`",
+    ]
+    assert not (work / "pwned").exists()
+
+
+def _zizmor() -> str | None:
+    beside = Path(sys.executable).with_name("zizmor")
+    return str(beside) if beside.exists() else shutil.which("zizmor")
+
+
+def test_zizmor_finds_nothing_in_the_action() -> None:
+    zizmor = _zizmor()
+    if zizmor is None:
+        pytest.skip("zizmor is not installed (pip install -e '.[test]' installs it)")
+    done = subprocess.run(
+        [zizmor, "--offline", "--no-config", "--format", "plain", str(ROOT / "action.yml")],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout + done.stderr

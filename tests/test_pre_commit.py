@@ -46,6 +46,25 @@ def test_the_fix_hook_fixes() -> None:
     assert hooks["vlint-fix"]["args"] == ["--fix"] and "args" not in hooks["vlint"]
 
 
+def test_each_hook_runs_in_one_process_so_a_run_prints_one_summary() -> None:
+    # Without require_serial pre-commit splits the file names over one vlint per CPU.
+    assert {name: hook.get("require_serial") for name, hook in _hooks().items()} == {
+        "vlint": True, "vlint-fix": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [("validate-manifest", ".pre-commit-hooks.yaml"),
+     ("validate-config", ".pre-commit-config.yaml")],
+)
+def test_pre_commit_accepts_the_hooks_and_this_repositorys_config(command: str, name: str) -> None:
+    pytest.importorskip("pre_commit")
+    done = subprocess.run([sys.executable, "-m", "pre_commit", command, str(ROOT / name)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def _environment(home: Path) -> dict[str, str]:
     # A git hook's GIT_DIR or GIT_INDEX_FILE would point these commands at the wrong repository.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
@@ -87,18 +106,26 @@ def test_try_repo_fails_a_bad_file_and_passes_a_good_one(tmp_path: Path) -> None
     _working_tree_copy(hooks, env)
     (project / "bad.sh").write_text(BAD, "utf-8")
     (project / "good.sh").write_text(GOOD, "utf-8")
+    also_bad = [f"also-bad-{n}.sh" for n in range(4)]
+    for name in also_bad:
+        (project / name).write_text(BAD, "utf-8")
     _git(project, env, "init", "-q")
     _git(project, env, "add", "-A")
 
-    def try_repo(hook: str, name: str) -> subprocess.CompletedProcess[str]:
+    def try_repo(hook: str, *names: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), hook, "--verbose",
-                   "--files", name]
-        return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
-                              timeout=600)
+                   "--files", *names]
+        # pre-commit reads TRAVIS as "two processes" whatever the CPUs, and gives each process
+        # at least four files.
+        return subprocess.run(command, cwd=project, env=env | {"TRAVIS": "1"},
+                              capture_output=True, text=True, timeout=600)
 
-    bad = try_repo("vlint", "bad.sh")
+    bad = try_repo("vlint", "bad.sh", *also_bad)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert "bad.sh:2:46: VL202 [warning] '16k' is 16,000" in bad.stdout
+    assert re.search(r"^bad\.sh:2:46: VL202 .*'16k' is 16,000", bad.stdout, re.MULTILINE)
+    assert all(f"{name}:2:46: VL202" in bad.stdout for name in also_bad)
+    summaries = re.findall(r"^(?:Found \d+ problem|All checks passed)", bad.stdout, re.MULTILINE)
+    assert summaries == ["Found 5 problem"], bad.stdout
     good = try_repo("vlint", "good.sh")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
