@@ -39,16 +39,24 @@ def agreed_fixes(findings: Sequence[Finding], releases: Sequence[Version]) -> li
     groups: dict[tuple[str, Span], list[Finding]] = {}
     for finding in findings:
         groups.setdefault((finding.code, finding.span), []).append(finding)
+    # Per group, not per finding: aliased YAML repeats one token (one span) thousands of times.
+    verdicts = {key: _agreement(group, wanted) for key, group in groups.items()}
     agreed: list[Finding] = []
     for finding in findings:
-        group = groups[(finding.code, finding.span)]
-        covered = {v for member in group for v in member.vllm_versions} == wanted
-        fix = finding.fix if covered and all(m.fix == finding.fix for m in group) else None
-        alternative = finding.alternative
-        if not covered or any(m.alternative != alternative for m in group):
-            alternative = None
+        same_fix, same_alternative = verdicts[(finding.code, finding.span)]
+        fix = finding.fix if same_fix else None
+        alternative = finding.alternative if same_alternative else None
         agreed.append(replace(finding, fix=fix, alternative=alternative))
     return agreed
+
+
+def _agreement(group: Sequence[Finding], wanted: set[str]) -> tuple[bool, bool]:
+    """Whether a group covers every release, and its fixes (its alternatives) are all one."""
+    if {v for member in group for v in member.vllm_versions} != wanted:
+        return False, False
+    first = group[0]
+    return (all(m.fix == first.fix for m in group),
+            all(m.alternative == first.alternative for m in group))
 
 
 def chosen(finding: Finding, unsafe: bool) -> Fix | None:

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vlint.config import ENTRY_POINT_GROUP, ConfigError, may_have_packs
+from vlint.config import ENTRY_POINT_GROUP, ConfigError
 from vlint.model import Pos, Severity
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
     from vlint.extract.yamlpos import SourceIndex
+    from vlint.policy_check import Pattern
 
 OPERATORS = (
     "exists", "absent", "eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "matches",
@@ -41,7 +42,7 @@ class Row:
     setting: str
     op: str
     value: Any
-    pattern: re.Pattern[str] | None = None
+    pattern: Pattern | None = None
 
 
 @dataclass(frozen=True)
@@ -218,10 +219,17 @@ def _row(model: Any, origin: str, source: SourceIndex, node: Node, at: tuple[Any
             raise bad(f"operator {op!r} takes a list")
         return Row(model.setting, op, tuple(_number_or(item) for item in value))
     if op == "matches":
+        from vlint.policy_check import compile_pattern
+
+        # RE2, not Python's re: a policy file may come with the pull request it checks, and a
+        # backtracking engine runs some patterns in exponential time.
         try:
-            return Row(model.setting, op, value, re.compile(str(value)))
-        except re.error as error:
-            raise bad(f"{value!r} is not a regular expression ({error})") from None
+            return Row(model.setting, op, value, compile_pattern(str(value)))
+        except ValueError as error:
+            raise bad(
+                f"{value!r} is not a regular expression RE2 can run ({error}); RE2 runs in "
+                "linear time and has no backreference or lookaround"
+            ) from None
     if op in NUMERIC:
         number: object = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -376,19 +384,36 @@ def _dotted(loc: Sequence[Any]) -> str:
 # -- installed policy packs -------------------------------------------------------------------
 
 
-def installed() -> tuple[Policy, ...]:
-    """The policies of every installed pack (entry point group ``vlint.policies``).
+def installed(names: Sequence[str], untrusted: Sequence[Path] = ()) -> tuple[Policy, ...]:
+    """The policies of the installed packs ``names`` (entry point group ``vlint.policies``).
 
     An entry point names an object (or a function called without arguments) giving a path
     (``str`` or ``Path``) to a policy file, a list of such paths, or a policy file's YAML text.
+    Packs are found and imported only through ``sys.path`` entries outside the current folder
+    and ``untrusted`` (the linted roots): a checkout cannot install code into vlint.
     """
-    if not may_have_packs():
+    if not names:
         return ()
-    from importlib.metadata import entry_points
+    import sys
+    from importlib.metadata import distributions
 
+    trusted = [entry for entry in sys.path if _trusted(entry, untrusted)]
+    available: dict[str, Any] = {}
+    for distribution in distributions(path=trusted):
+        for entry in distribution.entry_points.select(group=ENTRY_POINT_GROUP):
+            available.setdefault(entry.name, entry)
     found: list[Policy] = []
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for name in names:
+        if name not in available:
+            raise ConfigError(
+                f"invalid policy: policy pack {name!r} is not installed (installed packs: "
+                f"{', '.join(sorted(available)) or 'none'}; packs in the current folder or the "
+                "linted repository are never loaded)"
+            )
+        entry = available[name]
         origin = f"{entry.name} ({entry.value})"
+        saved = sys.path[:]
+        sys.path[:] = trusted
         try:
             provided = entry.load()
             if callable(provided):
@@ -397,8 +422,18 @@ def installed() -> tuple[Policy, ...]:
             raise ConfigError(
                 f"invalid policy: pack {origin}: cannot load it ({type(error).__name__}: {error})"
             ) from None
+        finally:
+            sys.path[:] = saved
         found.extend(_from_pack(provided, origin))
     return tuple(found)
+
+
+def _trusted(entry: str, untrusted: Sequence[Path]) -> bool:
+    import os
+
+    folder = Path(os.path.abspath(entry or ".")).resolve()
+    return not any(folder == root or folder.is_relative_to(root)
+                   for root in (Path.cwd().resolve(), *untrusted))
 
 
 def _from_pack(provided: object, origin: str) -> list[Policy]:

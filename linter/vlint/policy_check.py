@@ -4,12 +4,21 @@ A policy states what must hold: a row or an expression that is false is a findin
 setting is neither written nor given a certain default by the release does not apply (except
 ``exists``, ``absent``, ``requires`` and ``conflicts``, which are about what is written), and
 an expression that needs such a setting does not apply either (CEL evaluates it to an error).
+
+An expression CEL cannot evaluate for any other reason (its iteration budget ran out on a launch
+with thousands of arguments, a type or conversion error, an overflow) is a finding of that
+policy at the invocation, saying so: a policy a file can make unevaluable would otherwise be a
+policy the file can get past.  The run goes on.  A ``matches`` row runs RE2 (through CEL's own
+``matches``), in time linear in the value; a value longer than ``MAX_MATCHED`` characters fails
+the row.
 """
 
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any
@@ -26,6 +35,7 @@ _COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
     "gt": operator.gt, "ge": operator.ge,
 }
 _INT64 = 2**63
+MAX_MATCHED = 1 << 16
 
 
 @cache
@@ -59,15 +69,18 @@ def evaluate(policies: Sequence[Policy], resolution: Resolution) -> Iterator[Fin
     applicable = [policy for policy in policies if _in_scope(policy, resolution)]
     activation: list[Any] = []
     for policy in applicable:
-        if policy.expr is not None:
-            if not activation:
-                needed = _needed(applicable)
-                activation.append(_environment().Activation(_variables(resolution, needed)))
-            span = _expression_fails(policy, resolution, activation[0])
-        else:
+        if policy.expr is None:
             span = _rows_fail(policy.rows, resolution)
-        if span is not None:
-            yield _finding(policy, resolution, span)
+            if span is not None:
+                yield _finding(policy, resolution, span)
+            continue
+        if not activation:
+            activation.append(_activation(resolution, _needed(applicable)))
+        outcome = _expression_outcome(policy, activation[0])
+        if outcome == _FALSE:
+            yield _finding(policy, resolution, resolution.invocation.anchor)
+        elif outcome is not None:
+            yield _not_evaluated(policy, resolution, outcome)
 
 
 def _finding(policy: Policy, resolution: Resolution, span: Span) -> Finding:
@@ -79,6 +92,19 @@ def _finding(policy: Policy, resolution: Resolution, span: Span) -> Finding:
         help=policy.help,
         path=resolution.invocation.path,
         span=span,
+        vllm_versions=(str(resolution.release),),
+    )
+
+
+def _not_evaluated(policy: Policy, resolution: Resolution, reason: str) -> Finding:
+    return Finding(
+        code=policy.id,
+        name=policy.name,
+        severity=policy.severity,
+        message=f"policy {policy.id} could not be evaluated on this launch: {reason}",
+        help=f"{policy.help} (a policy vlint cannot evaluate counts as failing)",
+        path=resolution.invocation.path,
+        span=resolution.invocation.anchor,
         vllm_versions=(str(resolution.release),),
     )
 
@@ -171,7 +197,7 @@ def _known(setting: Setting | None) -> Any:
 def _holds(row: Row, value: Any) -> bool:
     if row.op == "matches":
         assert row.pattern is not None
-        return value is not None and row.pattern.search(_text(value)) is not None
+        return value is not None and row.pattern.search(_text(value))
     if row.op in ("in", "not_in"):
         inside = any(_equal(value, item) for item in row.value)
         return inside == (row.op == "in")
@@ -199,13 +225,93 @@ def _text(value: Any) -> str:
 # -- CEL --------------------------------------------------------------------------------------
 
 
-def _expression_fails(policy: Policy, resolution: Resolution, activation: Any) -> Span | None:
+_FALSE = ""
+_STATUS = re.compile(r"[A-Z_]{3,40}(?=:)")
+
+
+def _activation(resolution: Resolution, needed: frozenset[str] | None) -> Any:
+    try:
+        return _environment().Activation(_variables(resolution, needed))
+    except Exception as error:  # noqa: BLE001 - cel-expr-python's own errors, whatever they are
+        return _Broken(_reason(error))
+
+
+@dataclass(frozen=True)
+class _Broken:
+    """An activation CEL refused: every expression on the launch is unevaluable."""
+
+    reason: str
+
+
+def _expression_outcome(policy: Policy, activation: Any) -> str | None:
+    """None when the expression holds or does not apply, ``_FALSE`` when it is false, else why
+    CEL could not evaluate it."""
     from cel_expr_python import cel
 
-    result = policy.expr.eval(activation)
-    if result.type() != cel.Type.BOOL:
-        return None  # an error (a missing setting) or not a bool: the policy does not apply
-    return None if result.value() else resolution.invocation.anchor
+    if isinstance(activation, _Broken):
+        return activation.reason
+    try:
+        result = policy.expr.eval(activation)
+    except Exception as error:  # noqa: BLE001 - the budget is a RuntimeError; others may come
+        return _reason(error)
+    kind = result.type()
+    if kind == cel.Type.BOOL:
+        return None if result.value() else _FALSE
+    if kind == cel.Type.ERROR:
+        text = str(result.value())
+        # A missing setting: the policy does not apply (see the module's documentation).
+        return None if text.startswith("NOT_FOUND") else _reason(text)
+    return None  # not a bool: does not apply
+
+
+def _reason(error: object) -> str:
+    """Why CEL failed, in words of vlint's own: CEL's text may quote the file's values."""
+    text = str(error)
+    if "budget" in text.lower():
+        return "CEL's iteration budget ran out"
+    status = _STATUS.match(text)
+    return f"CEL error {status.group().lower()}" if status else f"CEL error ({type(error).__name__})"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A ``matches`` row's regular expression, run by RE2 (CEL's ``matches``): linear time."""
+
+    text: str
+
+    def search(self, value: str) -> bool:
+        """Whether the pattern occurs in ``value``; False for a value too long to search."""
+        from cel_expr_python import cel
+
+        if len(value) > MAX_MATCHED:
+            return False
+        result = _matcher().eval(_matcher_environment().Activation({"value": value,
+                                                                   "pattern": self.text}))
+        return result.type() == cel.Type.BOOL and bool(result.value())
+
+
+def compile_pattern(text: str) -> Pattern:
+    """A ``matches`` pattern; ValueError with RE2's reason when RE2 cannot run it."""
+    from cel_expr_python import cel
+
+    result = _matcher().eval(_matcher_environment().Activation({"value": "", "pattern": text}))
+    if result.type() == cel.Type.ERROR:
+        reason = str(result.value()).split("invalid regular expression: ", 1)[-1]
+        raise ValueError(reason)
+    return Pattern(text)
+
+
+@cache
+def _matcher_environment() -> Any:
+    from cel_expr_python import cel
+
+    string = cel.Type.STRING
+    return cel.NewEnv(variables={"value": string, "pattern": string})
+
+
+@cache
+def _matcher() -> Any:
+    return _matcher_environment().compile("value.matches(pattern)")
 
 
 def _needed(policies: Sequence[Policy]) -> frozenset[str] | None:

@@ -48,20 +48,55 @@ def written_here(token: Token, start: int, end: int) -> bool:
     return all(a < b for a, b in zip(positions, positions[1:]))
 
 
-_SECRET_PATTERNS = (
-    ("a Hugging Face token", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")),
-    ("an OpenAI-style API key", re.compile(r"(?<![A-Za-z0-9])sk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9]{20,}")),
-    ("an AWS access key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])")),
-)
+_HF_TOKEN = re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")
+_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])")
+_KEY_WORD = re.compile(r"[A-Za-z0-9_-]+")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_KEY_TAIL = 20
 
 
 def secret_kinds(text: str) -> list[tuple[str, int, int]]:
     """Every recognised secret in ``text`` that is not a placeholder: (what, start, end)."""
-    found = []
-    for what, pattern in _SECRET_PATTERNS:
-        for match in pattern.finditer(text):
-            if not is_placeholder(match.group()):
-                found.append((what, match.start(), match.end()))
+    spans = [
+        *(("a Hugging Face token", m.start(), m.end()) for m in _HF_TOKEN.finditer(text)),
+        *(("an OpenAI-style API key", start, end) for start, end in _openai_keys(text)),
+        *(("an AWS access key id", m.start(), m.end()) for m in _AWS_KEY_ID.finditer(text)),
+    ]
+    return [found for found in spans if not is_placeholder(text[found[1] : found[2]])]
+
+
+def _openai_keys(text: str) -> list[tuple[int, int]]:
+    """Where ``(?<![A-Za-z0-9])sk-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9]{20,}`` matches, in linear time.
+
+    The regular expression itself backtracks over the rest of the word from every ``sk-``
+    (quadratic on ``sk-sk-sk-...``); here each word of key characters is read twice.
+    """
+    found: list[tuple[int, int]] = []
+    for word in _KEY_WORD.finditer(text):
+        if "sk-" in word.group():
+            found.extend((word.start() + a, word.start() + b) for a, b in _keys_in(word.group()))
+    return found
+
+
+def _keys_in(word: str) -> list[tuple[int, int]]:
+    # alnum[k]: how many letters and digits start at k; the greedy group ends at the last '-'
+    # that such a run of 20 follows.
+    alnum = [0] * (len(word) + 1)
+    last_dash = -1
+    for k in range(len(word) - 1, -1, -1):
+        alnum[k] = alnum[k + 1] + 1 if word[k] in _ALNUM else 0
+        if last_dash < 0 and word[k] == "-" and alnum[k + 1] >= _KEY_TAIL:
+            last_dash = k
+    found: list[tuple[int, int]] = []
+    start = word.find("sk-")
+    while start >= 0:
+        body = start + 3
+        tail = last_dash + 1 if last_dash >= body else body
+        if (start == 0 or word[start - 1] not in _ALNUM) and alnum[tail] >= _KEY_TAIL:
+            found.append((start, tail + alnum[tail]))
+            start = word.find("sk-", tail + alnum[tail])
+        else:
+            start = word.find("sk-", start + 1)
     return found
 
 

@@ -9,7 +9,10 @@ The last stage is the image that runs.  Its command is joined as Docker joins it
 ``ENTRYPOINT`` resets a ``CMD`` inherited from an earlier stage; with no ``ENTRYPOINT`` and a
 vLLM server base image, the ``CMD`` words are the server's arguments.  ``ARG`` and ``ENV``
 values interpolate ``FROM`` and ``ENV``; a resolved ``${VAR}`` keeps the position of the
-expression.  Shell-form commands go to the shell extractor (no variable is resolved there: the
+expression.  Interpolation is bounded: once the values substituted in one file pass
+``MAX_EXPANDED`` characters (``ARG B=$A$A``, ``ARG C=$B$B``, ... doubles at every line), the file
+is unparsable (VL002) rather than expanded.  White space is what Docker splits on (spaces and
+tabs), never the other characters Python calls white space (``\x1c``, ``\x85``, ``\u2028``).  Shell-form commands go to the shell extractor (no variable is resolved there: the
 shell does that when the container starts).  A malformed exec form (``CMD ["vllm", "serve"``)
 raises Unparsable: Docker would run it through ``/bin/sh`` as written, which fails.
 """
@@ -24,11 +27,16 @@ from vlint.extract.compose import Chars, interpolate, split_words
 from vlint.model import Invocation, Pos, Span, Token
 
 KIND = "dockerfile"
-_DIRECTIVE = re.compile(r"#\s*([A-Za-z]+)\s*=\s*(\S*)\s*$")
+_DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z]+)[ \t]*=[ \t]*([^ \t]*)[ \t]*$")
 _HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)([\"']?)([A-Za-z0-9_.-]+)\2")
 _HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})
 _INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+_BLANKS = " \t"
+_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# No Dockerfile substitutes a megabyte of variable values; a doubling chain of 40 ARGs would
+# substitute a terabyte.
+MAX_EXPANDED = 1 << 20
 _JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
                  "t": "\t"}
 
@@ -51,6 +59,27 @@ class Command:
     shell: Chars | None
 
 
+class _Budget:
+    """The characters variable substitution may still produce in one file."""
+
+    def __init__(self) -> None:
+        self.left = MAX_EXPANDED
+
+    def spend(self, chars: Chars, variables: Mapping[str, str]) -> None:
+        """Charge the most that interpolating ``chars`` can substitute, before doing it."""
+        from vlint.extract import Unparsable
+
+        if "$" not in chars.text:
+            return
+        most = sum(len(variables.get(m.group(1), "")) for m in _REFERENCE.finditer(chars.text))
+        self.left -= most
+        if self.left < 0:
+            raise Unparsable(
+                f"ARG and ENV values expand to more than {MAX_EXPANDED:,} characters",
+                chars.locate(0),
+            )
+
+
 @dataclass
 class _Stage:
     base: str | None
@@ -69,16 +98,18 @@ def extract(path: str, text: str) -> list[Invocation]:
     stages: dict[str, _Stage] = {}
     stage: _Stage | None = None
     found: list[Invocation] = []
+    budget = _Budget()
     for instruction in instructions:
         keyword, args = instruction.keyword, instruction.args
         if keyword == "FROM":
-            stage = _from(args, global_args, stages)
+            stage = _from(args, global_args, stages, budget)
         elif keyword == "ARG":
-            _arg(args, global_args if stage is None else stage.variables, global_args, stage)
+            scope = global_args if stage is None else stage.variables
+            _arg(args, scope, global_args, stage, budget)
         elif stage is None:
             continue
         elif keyword == "ENV":
-            for name, value in _assignments(args, stage.variables):
+            for name, value in _assignments(args, stage.variables, budget):
                 stage.env[name] = value
                 stage.variables[name] = value.text
         elif keyword == "ENTRYPOINT":
@@ -107,7 +138,7 @@ def parse(text: str) -> list[Instruction]:
     index = 0
     while index < len(lines):
         line = _content(lines[index])
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip(_BLANKS) or line.lstrip(_BLANKS).startswith("#"):
             index += 1
             continue
         chars, index = _logical_line(lines, index, escape)
@@ -115,7 +146,7 @@ def parse(text: str) -> list[Instruction]:
         if match is None:
             continue
         rest = len(match.group(0))
-        while rest < len(chars.text) and chars.text[rest] in " \t":
+        while rest < len(chars.text) and chars.text[rest] in _BLANKS:
             rest += 1
         args = _slice(chars, rest, len(chars.text))
         bodies: list[Chars] = []
@@ -153,7 +184,7 @@ def _logical_line(lines: Sequence[str], index: int, escape: str) -> tuple[Chars,
     while index < len(lines):
         line = _content(lines[index])
         index += 1
-        stripped = line.rstrip(" \t")
+        stripped = line.rstrip(_BLANKS)
         continued = stripped.endswith(escape)
         stop = len(stripped) - 1 if continued else len(line)
         for column in range(stop):
@@ -164,7 +195,8 @@ def _logical_line(lines: Sequence[str], index: int, escape: str) -> tuple[Chars,
             break
         # Comment and empty lines inside a continuation are skipped.
         while index < len(lines) and (
-            not _content(lines[index]).strip() or lines[index].lstrip().startswith("#")
+            not _content(lines[index]).strip(_BLANKS)
+            or lines[index].lstrip(_BLANKS).startswith("#")
         ):
             index += 1
     return Chars("".join(text), (*positions, end), (True,) * len(text)), index
@@ -194,15 +226,16 @@ def _slice(chars: Chars, start: int, end: int) -> Chars:
 
 def _strip(chars: Chars) -> Chars:
     text = chars.text
-    start = len(text) - len(text.lstrip())
-    return _slice(chars, start, len(text.rstrip()))
+    start = len(text) - len(text.lstrip(_BLANKS))
+    return _slice(chars, start, max(start, len(text.rstrip(_BLANKS))))
 
 
 # --- instructions ---------------------------------------------------------------------------
 
 
-def _interpolate(chars: Chars, variables: Mapping[str, str]) -> Chars:
+def _interpolate(chars: Chars, variables: Mapping[str, str], budget: _Budget) -> Chars:
     """Docker's ``${VAR}``/``$VAR`` substitution; ``\\$`` is a literal dollar sign."""
+    budget.spend(chars, variables)
     parts: list[Chars] = []
     start = 0
     for escaped in re.finditer(r"\\\$", chars.text):
@@ -217,13 +250,15 @@ def _interpolate(chars: Chars, variables: Mapping[str, str]) -> Chars:
     )
 
 
-def _from(args: Chars, global_args: Mapping[str, str], stages: dict[str, _Stage]) -> _Stage:
+def _from(
+    args: Chars, global_args: Mapping[str, str], stages: dict[str, _Stage], budget: _Budget
+) -> _Stage:
     words = [w for w in split_words(args) if not w.text.startswith("--")]
     if not words:
         return _Stage(None, Span(args.positions[0], args.positions[-1]))
     written = words[0]
     image = _interpolate(Chars(written.text, written.positions, (written.literal,) *
-                               len(written.text)), global_args)
+                               len(written.text)), global_args, budget)
     span = Span(written.positions[0], written.positions[-1])
     parent = stages.get(image.text.lower())
     if parent is not None:
@@ -237,19 +272,22 @@ def _from(args: Chars, global_args: Mapping[str, str], stages: dict[str, _Stage]
 
 
 def _arg(
-    args: Chars, scope: dict[str, str], global_args: Mapping[str, str], stage: _Stage | None
+    args: Chars, scope: dict[str, str], global_args: Mapping[str, str], stage: _Stage | None,
+    budget: _Budget,
 ) -> None:
     for word in split_words(args):
         name, equals, _ = word.text.partition("=")
         if equals:
             chars = Chars(word.text, word.positions, (word.literal,) * len(word.text))
-            value = _interpolate(_slice(chars, len(name) + 1, len(word.text)), scope)
+            value = _interpolate(_slice(chars, len(name) + 1, len(word.text)), scope, budget)
             scope[name] = value.text
         elif stage is not None and name in global_args:
             scope[name] = global_args[name]
 
 
-def _assignments(args: Chars, variables: Mapping[str, str]) -> list[tuple[str, Token]]:
+def _assignments(
+    args: Chars, variables: Mapping[str, str], budget: _Budget
+) -> list[tuple[str, Token]]:
     """``ENV A=1 B="x y"`` or the legacy ``ENV A x y``; values interpolated."""
     words = split_words(args)
     if not words:
@@ -258,7 +296,7 @@ def _assignments(args: Chars, variables: Mapping[str, str]) -> list[tuple[str, T
         stripped = _strip(args)
         cut = len(words[0].text)
         value = _strip(_slice(stripped, cut, len(stripped.text)))
-        return [(words[0].text, _interpolate(value, variables).token())]
+        return [(words[0].text, _interpolate(value, variables, budget).token())]
     # Every value of one ENV instruction sees the variables from before it, as in Docker.
     found: list[tuple[str, Token]] = []
     for word in words:
@@ -266,7 +304,8 @@ def _assignments(args: Chars, variables: Mapping[str, str]) -> list[tuple[str, T
         if not equals:
             continue
         chars = Chars(word.text, word.positions, (word.literal,) * len(word.text))
-        token = _interpolate(_slice(chars, len(name) + 1, len(word.text)), variables).token()
+        value = _slice(chars, len(name) + 1, len(word.text))
+        token = _interpolate(value, variables, budget).token()
         found.append((name, token))
     return found
 
@@ -285,7 +324,7 @@ def exec_form(chars: Chars) -> tuple[Token, ...] | None:
     from vlint.extract import Unparsable
 
     text = chars.text
-    if not re.match(r"\[\s*[\"'\]]", text):
+    if not re.match(r"\[[ \t\r\n]*[\"'\]]", text):
         return None
     words: list[Token] = []
     index = _skip_space(text, 1)
@@ -316,7 +355,7 @@ def exec_form(chars: Chars) -> tuple[Token, ...] | None:
 def _after_array(chars: Chars, index: int) -> tuple[Token, ...]:
     from vlint.extract import Unparsable
 
-    if chars.text[index + 1 :].strip():
+    if chars.text[index + 1 :].strip(" \t\r\n"):
         raise Unparsable("exec form: text after ']'", chars.locate(index + 1))
     return ()
 
@@ -387,11 +426,11 @@ def _run(path: str, instruction: Instruction) -> list[Invocation]:
     # Drop the RUN options (--mount=..., --network=...) before the command.
     command = args
     while command.text.startswith("--"):
-        space = re.search(r"\s", command.text)
+        space = re.search(r"[ \t]", command.text)
         command = _strip(_slice(command, space.start(), len(command.text))) if space else \
             _slice(command, 0, 0)
     found = _shell(path, command)
-    first = command.text.split(None, 1)[0] if command.text.strip() else ""
+    first = re.split(r"[ \t]+", command.text, maxsplit=1)[0]
     if command.text.startswith("<<") or first.rsplit("/", 1)[-1] in _SHELLS:
         for body in instruction.heredocs:
             found.extend(_shell(path, body))

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from vlint.extract.yamlpos import SourceIndex
 
 KIND = "helm"
-_ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 _PLACEHOLDER = "x"
 _VALUES_NAME = re.compile(r"(^|[-_.])values([-_.][^/]*)?\.ya?ml$")
 _DOCUMENT = re.compile(r"^---", re.MULTILINE)
@@ -83,9 +82,9 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
     unresolved: dict[Pos, str] = {}
     source = SourceIndex(text)
     actions_at: dict[int, list[str]] = {}
-    for match in _ACTION.finditer(text):
-        actions_at.setdefault(source.pos(match.start()).line, []).append(match.group())
-        for index in range(match.start(), match.end()):
+    for start, end in _actions(text):
+        actions_at.setdefault(source.pos(start).line, []).append(text[start:end])
+        for index in range(start, end):
             if text[index] not in "\r\n":
                 chars[index] = _PLACEHOLDER
                 unresolved[source.pos(index)] = text[index]
@@ -103,6 +102,20 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
         for action in actions_at.get(number, []):
             _follow(action, skipping)
     return "\n".join(lines), unresolved
+
+
+def _actions(text: str) -> list[tuple[int, int]]:
+    """Each ``{{ ... }}``, the shortest from each leftmost ``{{`` (one pass: a lazy regular
+    expression rescans the rest of the text from every unclosed ``{{``)."""
+    found = []
+    start = text.find("{{")
+    while start >= 0:
+        close = text.find("}}", start + 2)
+        if close < 0:
+            break
+        found.append((start, close + 2))
+        start = text.find("{{", close + 2)
+    return found
 
 
 def _follow(action: str, skipping: list[bool]) -> None:

@@ -7,7 +7,10 @@ container's argv is joined as the container runtime joins it: ``command:`` repla
 entrypoint and ``args:`` its default arguments, so ``args:`` alone on a vLLM server image are the
 server's own arguments.  ``$(VAR)`` references are expanded from the container's literal
 ``env:`` values, as the kubelet does; what cannot be known statically stays as written and is not
-literal.  Two argument lists outside containers are read too, because the controller that owns
+literal.  Expansion is bounded: once the values substituted in one file pass ``MAX_EXPANDED``
+characters (``B: $(A)$(A)``, ``C: $(B)$(B)``, ... doubles at every entry), the file is
+unparsable (VL002) rather than expanded.  A container listed again through a YAML alias is the
+same container, read once.  Two argument lists outside containers are read too, because the controller that owns
 them passes them to vLLM's API server unchanged: a KServe ``model:`` whose ``modelFormat`` is
 vLLM, and a KubeAI-style resource with ``engine: VLLM`` and ``args:``.
 """
@@ -30,8 +33,10 @@ KIND = "kubernetes"
 _API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
 _KIND = re.compile(rb"^kind:", re.MULTILINE)
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
-_TRAILING_TABS = re.compile(r"(?<=\S)[ \t]*\t[ \t]*(?=\r?$)", re.MULTILINE)
 _CONTAINER_LISTS = ("containers", "initContainers")
+# No manifest substitutes a megabyte of variable values; forty doubling env entries would
+# substitute a terabyte.
+MAX_EXPANDED = 1 << 20
 _MAX_DEPTH = 64
 
 # Characters of the file that stand for values nobody can know statically (Helm templates),
@@ -52,11 +57,22 @@ def extract(path: str, text: str) -> list[Invocation]:
         documents = yamlpos.parse_documents(text)
     except Unparsable:
         # YAML allows tabs in trailing white space, ruamel does not: retry without them.
-        untabbed = _TRAILING_TABS.sub(lambda m: " " * len(m.group()), text)
+        untabbed = _untab_trailing_blanks(text)
         if untabbed == text:
             raise
         documents = yamlpos.parse_documents(untabbed)
     return extract_documents(path, yamlpos.SourceIndex(text), documents, KIND, {})
+
+
+def _untab_trailing_blanks(text: str) -> str:
+    """``text`` with the tabs of each line's trailing blanks (after some text) made spaces."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        body = line.removesuffix("\r")
+        kept = body.rstrip(" \t")
+        if kept.strip() and "\t" in body[len(kept) :]:
+            lines[number] = kept + " " * (len(body) - len(kept)) + line[len(body) :]
+    return "\n".join(lines)
 
 
 def extract_documents(
@@ -82,6 +98,10 @@ class _Reader:
         # Nodes walked already: an alias is its anchored node again, and walking it once per
         # alias would take exponential time on nested aliases ("billion laughs").
         self.walked: set[int] = set()
+        self.containers: set[int] = set()
+        self.budget = Budget()
+        # Scalars read already: an alias repeats its node (20,000 aliases of one argument).
+        self.tokens: dict[int, Token | None] = {}
 
     def note_runtime(self, document: Node) -> None:
         from vlint.extract import yamlpos
@@ -105,9 +125,16 @@ class _Reader:
 
     def token(self, node: Node | None) -> Token | None:
         """A scalar as a token; one that touches a template placeholder is not literal."""
+        if node is None:
+            return None
+        if id(node) not in self.tokens:
+            self.tokens[id(node)] = self._token(node)
+        return self.tokens[id(node)]
+
+    def _token(self, node: Node) -> Token | None:
         from vlint.extract import yamlpos
 
-        if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
+        if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
             return None
         value = yamlpos.scalar_value(node)
         positions = yamlpos.scalar_positions(self.source, node)
@@ -155,7 +182,7 @@ class _Reader:
             value_node = yamlpos.mapping_get(item, "value")
             value = self.token(value_node)
             if value is not None:
-                env[name.text] = expand(value, env)
+                env[name.text] = expand(value, env, self.budget)
             elif value_node is not None and yamlpos.is_null(value_node):
                 env[name.text] = Token("", (name.span.end,))
             else:
@@ -182,7 +209,9 @@ class _Reader:
             for key, value in yamlpos.mapping_items(node):
                 if key.value in _CONTAINER_LISTS and yamlpos.sequence_items(value):
                     for container in yamlpos.sequence_items(value):
-                        found.extend(self.container(container))
+                        if id(container) not in self.containers:
+                            self.containers.add(id(container))
+                            found.extend(self.container(container))
                 else:
                     found.extend(self.walk(value, depth + 1))
         else:
@@ -204,8 +233,10 @@ class _Reader:
         env = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
         command = self.words(yamlpos.mapping_get(node, "command"))
         args = self.words(yamlpos.mapping_get(node, "args"))
-        command = [expand(word, env) for word in command] if command is not None else None
-        args = [expand(word, env) for word in [*(args or ()), *more_args]]
+        command = (
+            [expand(word, env, self.budget) for word in command] if command is not None else None
+        )
+        args = [expand(word, env, self.budget) for word in [*(args or ()), *more_args]]
         target = vllm_release(image)
 
         def finish(found: Sequence[Invocation]) -> list[Invocation]:
@@ -272,7 +303,7 @@ class _Reader:
             return self.container(self.runtimes[runtime.text], more, env)
         if not any(t is not None and t.text.lower() == "vllm" for t in (engine, format_name)):
             return []
-        words = [expand(word, env) for word in self.words(args_node) or []]
+        words = [expand(word, env, self.budget) for word in self.words(args_node) or []]
         if not words:
             return []
         return [
@@ -298,7 +329,28 @@ def vllm_release(image: str | None) -> str | None:
     return release_from_image(image) if image is not None else None
 
 
-def expand(token: Token, env: Mapping[str, Token]) -> Token:
+class Budget:
+    """The characters ``$(VAR)`` expansion may still substitute in one file."""
+
+    def __init__(self) -> None:
+        self.left = MAX_EXPANDED
+
+    def spend(self, token: Token, env: Mapping[str, Token]) -> None:
+        """Charge the most that expanding ``token`` can substitute, before doing it."""
+        from vlint.extract import Unparsable
+
+        self.left -= sum(
+            len(value.text) for m in _REFERENCE.finditer(token.text)
+            if m.group(1) is not None and (value := env.get(m.group(1))) is not None
+        )
+        if self.left < 0:
+            raise Unparsable(
+                f"$(VAR) references expand to more than {MAX_EXPANDED:,} characters",
+                token.positions[0],
+            )
+
+
+def expand(token: Token, env: Mapping[str, Token], budget: Budget | None = None) -> Token:
     """Kubernetes' ``$(VAR)`` expansion of a command, argument or env value.
 
     ``$$`` is one ``$``; a defined variable's value sits at the start of its reference; a
@@ -307,6 +359,7 @@ def expand(token: Token, env: Mapping[str, Token]) -> Token:
     """
     if "$" not in token.text:
         return token
+    (budget or Budget()).spend(token, env)
     text: list[str] = []
     positions: list[Pos] = []
     literal = token.literal

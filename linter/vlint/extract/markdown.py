@@ -40,10 +40,24 @@ _LOOKS_LIKE_VLLM = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_
 
 def extract(path: str, text: str) -> list[Invocation]:
     found: list[Invocation] = []
-    lines = text.replace("\r\n", "\n").split("\n")
-    for language, block in _fences(embedded([(i + 1, 0, line) for i, line in enumerate(lines)])):
+    for language, block in _fences(embedded(_document_lines(text))):
         found.extend(_block(path, language, block))
     return found
+
+
+def _document_lines(text: str) -> list[tuple[int, int, str]]:
+    """The document's lines as markdown-it counts them, each at its file line and column.
+
+    A lone ``\\r`` ends a Markdown line but not a file line (positions count ``\\n`` only):
+    the text after it is the same file line, shifted.
+    """
+    rows = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        start = 0
+        for piece in line.removesuffix("\r").split("\r"):
+            rows.append((number, start, piece))
+            start += len(piece) + 1
+    return rows
 
 
 def _fences(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from vlint.model import Invocation, Keyword, Pos, Span, Token
 
@@ -37,11 +38,20 @@ class Embedded:
             return Pos(self.lines[index] + pos.line - 1 - index, pos.column)
         return Pos(self.lines[index], pos.column + self.shifts[index])
 
-    @property
+    @cached_property
     def _starts(self) -> list[int]:
-        starts = [0]
-        starts.extend(i + 1 for i, char in enumerate(self.text) if char == "\n")
-        return starts
+        # Built once per text: an extractor looks up a position for every character it keeps.
+        return line_starts(self.text)
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset of every line of ``text`` (lines end at ``\\n`` only)."""
+    starts = [0]
+    index = text.find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
 
 
 def embedded(file_lines: Sequence[tuple[int, int, str]]) -> Embedded:
