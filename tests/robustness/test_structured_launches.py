@@ -44,10 +44,28 @@ def _only_invocation(launch: Launch) -> Invocation:
     return found[0]
 
 
+# What may stand between two words of an argv in any host format: blanks, quotes, list
+# punctuation and shell continuations.
+_BETWEEN = frozenset(" \t\n\\\"',-[]")
+
+
+def _first_of_a_pair(text: str, argv: tuple[str, ...] | list[str]) -> str | None:
+    """The first word when ``text`` is two consecutive argv words and what lies between them
+    (an unknown flag's span runs through the value meant for it)."""
+    for first, second in zip(argv, argv[1:]):
+        middle = text[len(first) : len(text) - len(second)]
+        if (len(text) > len(first) + len(second) and text.startswith(first)
+                and text.endswith(second) and set(middle) <= _BETWEEN):
+            return first
+    return None
+
+
 def _points_at_a_written_word(finding: Finding, launch: Launch, anchor: Invocation) -> bool:
     if finding.span == anchor.anchor:
         return True  # a finding about the launch as a whole
     text = sliced(launch.text, finding.span.start, finding.span.end)
+    if finding.code in ("VL101", "VL102", "VL103") and _first_of_a_pair(text, launch.argv):
+        return True
     return text in launch.argv or any(
         word.startswith(f"{text}=") or word.endswith(f"={text}") for word in launch.argv
     )
@@ -69,7 +87,9 @@ def test_tokens_and_findings_point_at_exactly_what_is_written(launch: Launch) ->
         assert _points_at_a_written_word(finding, launch, invocation), (finding, launch.text)
     unknown = [word for word in launch.argv if word.startswith("--zzvlint-")]
     flagged = [
-        sliced(launch.text, f.span.start, f.span.end) for f in findings if f.code == "VL101"
+        _first_of_a_pair(text, launch.argv) or text
+        for text in (sliced(launch.text, f.span.start, f.span.end)
+                     for f in findings if f.code == "VL101")
     ]
     assert sorted(flagged) == sorted(unknown), launch.text
     assert run_pipeline(launch.kind, launch.text, launch.name) == findings
