@@ -9,8 +9,8 @@ import pytest
 
 from vlint.cli import main
 
-# VL202 (warning) at 1:39, VL101 (error) at 1:43 and VL107 (error) at 1:56 in vLLM 0.33.0.
-SCRIPT = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4\n"
+# VL202 (warning) at 1:39, VL101 (error) at 1:43 and VL107 (error) at 1:58 in vLLM 0.33.0.
+SCRIPT = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4 x\n"
 WARNING_ONLY = "vllm serve m --max-num-batched-tokens 16k\n"
 
 
@@ -190,7 +190,7 @@ def test_explicit_config_and_isolated(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         ('selct = ["VL2"]\n',
          "unknown key 'selct' in the file; allowed keys: exclude, extend-select, extends, fail-on, "
-         "ignore, per-file-ignores, policies, select, severity, target-version"),
+         "ignore, per-file-ignores, policies, policy-packs, select, severity, target-version"),
         ('fail-on = "fatal"\n', "fail-on: 'fatal' is not one of error, warning, info"),
         ('[severity]\nVL202 = "high"\n',
          "severity.VL202: 'high' is not one of error, warning, info"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vlint import docs
-from vlint.checks import MODULES, rule_module
+from vlint.checks import MODULES
 from vlint.cli import main
 
 SCRIPT = "vllm serve m \\\n  --max-num-batched-tokens=16k -tp 2 --foo\n"
@@ -18,7 +18,9 @@ def test_rule_prints_its_documentation(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["rule", "vl202"]) == 0
     output = capsys.readouterr().out
     header = "VL202 ambiguous-unit-suffix (warning; fix: safe; since 0.1.0)\n\n"
-    assert output == header + docs.documentation(rule_module("VL202")) + "\n"
+    assert output == docs.explain("VL202", docs.text_width())
+    assert output.startswith(header + "What it does\n    Reports a lower-case unit suffix on a size "
+                             "(16k, 2m, 1g).\n")
     assert "\nWhy is this bad?\n    vLLM reads lower-case suffixes" in output
 
 
@@ -34,7 +36,7 @@ def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     (vl202,) = [line for line in lines if line.startswith("VL202")]
     assert vl202.split("  ")[0] == "VL202"
     assert " ambiguous-unit-suffix " in vl202 and " warning " in vl202
-    assert vl202.endswith("  Reports a lower-case unit suffix on a size (``16k``, ``2m``, ``1g``).")
+    assert vl202.endswith("  Reports a lower-case unit suffix on a size (16k, 2m, 1g).")
 
 
 def test_docs_rules_md_is_fresh() -> None:
@@ -61,11 +63,11 @@ def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_show_written_settings(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "run.sh", "launch.py", "--target-version", "0.32.0"]) == 0
     assert capsys.readouterr().out == (
-        "run.sh:1:1: vllm serve, vLLM 0.32.0\n"
+        "run.sh:1:1: vllm serve, model 'm', vLLM 0.32.0\n"
         "  --max-num-batched-tokens=16k  run.sh:2:28  max_num_batched_tokens = 16000\n"
         "  -tp 2                         run.sh:2:36  tensor_parallel_size = 2\n"
         "  --foo                                      (not set: unknown to this release)\n"
-        "launch.py:2:1: LLM(...), vLLM 0.32.0\n"
+        "launch.py:2:1: LLM(...), model 'm', vLLM 0.32.0\n"
         "  model=\"m\"       launch.py:2:11  model = 'm'\n"
         "  max_num_seqs=4  launch.py:2:29  max_num_seqs = 4\n"
         "  foo=1                           (not set: unknown to this release)\n"

@@ -153,7 +153,7 @@ def test_fix_before_after_then_rerun(
     _vlint(tmp_path, monkeypatch, "--fix", *options, name)
     assert path.read_text("utf-8") == after
     assert path.stat().st_mtime_ns == OLD * 10**9
-    assert "Applied 0 fix(es) to 0 file(s)." in capsys.readouterr().out
+    assert "Applied 0 fixes to 0 files." in capsys.readouterr().out
 
 
 def test_a_did_you_mean_is_not_a_safe_fix(
@@ -163,7 +163,7 @@ def test_a_did_you_mean_is_not_a_safe_fix(
     path = _write(tmp_path, "serve.sh", text)
     assert _vlint(tmp_path, monkeypatch, "--fix", "serve.sh") == 1
     assert path.read_text("utf-8") == text
-    assert "Applied 0 fix(es)" in capsys.readouterr().out
+    assert "Applied 0 fixes" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("name", "text"), [pytest.param(*n[1:], id=n[0]) for n in NOOPS])
@@ -176,7 +176,7 @@ def test_fix_noop_writes_nothing(
     assert path.read_text("utf-8") == text
     assert path.stat().st_mtime_ns == OLD * 10**9
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
-    assert "Applied 0 fix(es) to 0 file(s)." in capsys.readouterr().out
+    assert "Applied 0 fixes to 0 files." in capsys.readouterr().out
 
 
 def test_unsafe_fixes_alone_lists_them_and_writes_nothing(
@@ -223,7 +223,7 @@ def test_diff_prints_the_change_and_writes_nothing(
         "+  --max-num-batched-tokens 8000\n"
         "\\ No newline at end of file\n"
     )
-    assert "Would apply 2 fix(es) to 1 file(s)." in captured.err
+    assert "Would apply 2 fixes to 1 file." in captured.err
     assert path.read_text("utf-8") == text
     assert path.stat().st_mtime_ns == OLD * 10**9
 
@@ -324,7 +324,7 @@ def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     }
     assert len(fixable) == 4
     main(["--fix", "."])
-    assert "Applied 4 fix(es) to 3 file(s)." in capsys.readouterr().out
+    assert "Applied 4 fixes to 3 files." in capsys.readouterr().out
     after = _tree(copy)
     diff = "".join(
         line
@@ -337,7 +337,7 @@ def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     assert diff == EXAMPLES_DIFF
     stamps = {name: (copy / name).stat().st_mtime_ns for name in after}
     main(["--fix", "."])
-    assert "Applied 0 fix(es) to 0 file(s)." in capsys.readouterr().out
+    assert "Applied 0 fixes to 0 files." in capsys.readouterr().out
     assert _tree(copy) == after
     assert {name: (copy / name).stat().st_mtime_ns for name in after} == stamps
     remaining = {(f.path, f.code, f.span.start.line) for f in lint(["."], Settings()).findings}

@@ -39,6 +39,7 @@ def test_terminal_default() -> None:
 
 
 def test_several_outputs_in_one_run(script: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Path("out").mkdir()  # vlint creates no folder (a missing one is a usage error)
     code = main([
         str(script), "--target-version", "0.32.0", "--output-format", "concise",
         "--output", "sarif:out/vlint.sarif", "--output", "json:vlint.json",

@@ -301,7 +301,7 @@ def test_exact_spans_in_every_format(
     where = (finding["line"], finding["column"], finding["end_line"], finding["end_column"])
     assert where == (1, 29, 1, 30)
     _, out, _ = _cli(capsys, "--output-format", "concise", "run.sh")
-    assert out.startswith("run.sh:1:29: ORG001 the platform says no")
+    assert out.startswith("run.sh:1:29: ORG001 [warning] the platform says no")
     _, out, _ = _cli(capsys, "--output-format", "full", "run.sh")
     assert "run.sh:1:29: ORG001 [warning] the platform says no" in out
     assert "\n  |                             ^ org001\n" in out
@@ -339,7 +339,7 @@ def test_policy_findings_are_suppressible_and_selectable(
     # An unused policy suppression is VL001 like any other.
     _project(tmp_path, 'policies = ["org.yaml"]\n', "vllm serve m  # vlint: ignore[ORG001]\n")
     _, out, _ = _cli(capsys, "--output-format", "concise", "--select", "VL001,ORG", "run.sh")
-    assert out == "run.sh:1:31: VL001 unused suppression for 'ORG001'\n"
+    assert out == "run.sh:1:31: VL001 [*] [warning] unused suppression for 'ORG001'\n"
 
 
 def test_a_bad_policy_file_exits_2(
@@ -393,16 +393,27 @@ def test_an_installed_pack(
         "[vlint.policies]\nacme = acme_policies:policies\nacme-text = acme_policies:TEXT\n"
     )
     monkeypatch.syspath_prepend(str(site))
-    assert [p.id for p in installed()] == ["ORG001", "ACME002"]
-    (tmp_path / "run.sh").write_text(LAUNCH, "utf-8")
-    monkeypatch.chdir(tmp_path)
-    code, out, _ = _cli(capsys, "--isolated", "--select", "ORG,ACME", "--output-format",
-                        "concise", "run.sh")
-    assert code == 1
-    assert out == (
-        "run.sh:1:1: ACME002 the platform says no\n"
-        "run.sh:1:29: ORG001 the platform says no\n"
-    )
+    assert installed([]) == ()
+    assert [p.id for p in installed(["acme", "acme-text"])] == ["ORG001", "ACME002"]
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "run.sh").write_text(LAUNCH, "utf-8")
+    monkeypatch.chdir(project)
+
+    def codes(*args: str) -> tuple[int, list[str]]:
+        code, out, err = _cli(capsys, "--select", "ORG,ACME", "--output-format", "json", *args,
+                              "run.sh")
+        assert code != 2, err
+        return code, [f"{f['line']}:{f['column']}: {f['code']}" for f in json.loads(out)["findings"]]
+
+    # A pack is loaded only where the command line or the configuration names it.
+    assert codes("--isolated") == (0, [])
+    assert codes("--isolated", "--policy-pack", "acme,acme-text") == (
+        1, ["1:1: ACME002", "1:29: ORG001"])
+    (project / "vlint.toml").write_text('policy-packs = ["acme-text"]\n', "utf-8")
+    assert codes() == (1, ["1:1: ACME002"])
+    code, _, err = _cli(capsys, "--policy-pack", "nope", "run.sh")
+    assert code == 2 and "policy pack 'nope' is not installed" in err
 
 
 def test_presets(

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 
 from vlint import __version__, outputs
 from vlint.config import ConfigError
 
+if TYPE_CHECKING:
+    from vlint.lint import Report
+    from vlint.report.style import Style
+
 FORMATS = ("full", "concise", "json", "sarif", "github")
+COLOUR_CHOICES = ("auto", "always", "never")
 # The commands besides check, by name: their modules are imported only when one is named (or
 # help lists them), so that a lint run (a pre-commit hook on one file) builds only check.
 LAZY_COMMANDS = {
@@ -43,7 +50,10 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="vlint")
 @click.pass_context
 def _group(ctx: click.Context) -> None:
-    """vlint: lint vLLM launch commands and configs against the vLLM release you deploy."""
+    """vlint: lint vLLM launch commands and configs against the vLLM release you deploy.
+
+    `vlint PATHS` means `vlint check PATHS`: with no command, the arguments are check's.
+    """
 
 
 def _check_options(function: click.decorators.FC) -> click.decorators.FC:
@@ -67,6 +77,8 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
                      type=click.Path(exists=True, dir_okay=False),
                      help="Use this configuration file instead of searching for one."),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
+        click.option("--policy-pack", multiple=True, metavar="NAMES",
+                     help="Load these installed policy packs (comma-separated, repeatable)."),
         click.option("--stdin-filename", metavar="NAME",
                      help="The name to lint standard input as, when a path is '-'."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
@@ -77,7 +89,23 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
         click.option("--unsafe-fixes", is_flag=True,
                      help="With --fix or --diff, also apply unsafe fixes; alone, list them."),
         click.option("--diff", is_flag=True,
-                     help="Print the fixes as a unified diff instead of writing them."),
+                     help="Print the fixes as a unified diff instead of writing them. The diff "
+                     "is escaped on a terminal and under GitHub Actions (control characters "
+                     "shown as \\x1b, no workflow commands), raw otherwise, so that `vlint "
+                     "--diff > x.patch` applies."),
+        click.option("--color", "colour", type=click.Choice(COLOUR_CHOICES), default="auto",
+                     show_default=True,
+                     help="Colour full and concise output: auto colours a terminal unless "
+                     "NO_COLOR is set (non-empty) or TERM=dumb."),
+        click.option("--no-progress", is_flag=True,
+                     help="No progress line on standard error (shown on a terminal when a run "
+                     "takes more than a second)."),
+        click.option("--statistics", is_flag=True,
+                     help="Print how many findings each code has instead of the findings "
+                     "(text, or JSON with --output-format json)."),
+        click.option("--quiet", "-q", count=True,
+                     help="Print the findings only, no summary or notes; -qq prints nothing "
+                     "(the exit code tells)."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -126,18 +154,26 @@ def _run_check(
     config_path: str | None = None,
     isolated: bool = False,
     jobs: int = 0,
+    policy_pack: tuple[str, ...] = (),
+    colour: str = "auto",
+    no_progress: bool = False,
+    statistics: bool = False,
+    quiet: int = 0,
 ) -> None:
+    """Lint PATHS (default: the current folder) against the vLLM release each launch deploys.
+
+    Exit status: 0 when no finding reaches the failure threshold, 1 when one does, 2 on a
+    usage, configuration or internal error.
+    """
     from vlint import config
     from vlint.lint import Settings, lint
-    from vlint.report import renderer
 
     check_target(target_version)
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
     named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]
-    loaded = config.for_run(named, config_path, isolated)
     stdin_text = sys.stdin.read() if "-" in paths else None
-    settings = config.merge(loaded, Settings(
+    flags = Settings(
         target=target_version,
         select=_codes(select),
         ignore=_codes(ignore),
@@ -145,26 +181,73 @@ def _run_check(
         stdin_filename=stdin_filename,
         extend_select=_codes(extend_select),
         jobs=jobs,
-    ))
-    report = lint(list(paths) or ["."], settings)
+    )
+    packs = [name.strip() for value in policy_pack for name in value.split(",") if name.strip()]
+    # Each file's configuration is read as the file is reached (a broken one is exit 2).
+    settings = config.for_files(named, config_path, isolated, flags, packs)
+    from vlint.report.style import Style, use_colour
+
+    if statistics and output_format not in ("full", "concise", "json"):
+        raise click.UsageError("--statistics prints text or json, not " + output_format)
+    style = Style(colour=use_colour(colour), quiet=quiet)
+    with _progress(no_progress or quiet > 0):
+        report = lint(list(paths) or ["."], settings)
     fixed = None
     if fix or diff:
         from vlint.cli_fix import apply_or_diff
 
-        report, fixed = apply_or_diff(list(paths) or ["."], settings, report, unsafe_fixes, diff)
-    click.echo(renderer(output_format).render(report), nl=False)
+        report, fixed = apply_or_diff(
+            list(paths) or ["."], settings, report, unsafe_fixes, diff, quiet=quiet
+        )
+    _print(report, output_format, style, statistics)
     outputs.write_outputs(report, output)
-    if output_format != "full":
+    if output_format != "full" and not quiet:
         from vlint.report.escape import plain_line
 
         for note in report.notes:
             click.echo(plain_line(f"note: {note}"), err=True)
-    if fixed is not None or unsafe_fixes:
+    if (fixed is not None or unsafe_fixes) and not quiet:
         from vlint.cli_fix import summarise
 
         summarise(report, fixed, unsafe_fixes, to_stderr=output_format != "full")
-    threshold = loaded.fail_on if loaded is not None else "warning"
-    raise SystemExit(0 if exit_zero or not report.failed(threshold) else 1)
+    raise SystemExit(0 if exit_zero or not report.failed() else 1)
+
+
+def _print(report: Report, output_format: str, style: Style, statistics: bool) -> None:
+    """The findings (or ``--statistics``) on standard output, in colour where ``style`` says."""
+    from vlint.report import renderer
+
+    if style.quiet > 1:
+        return
+    if statistics:
+        from vlint.report import statistics as stats
+
+        json_format = output_format == "json"
+        text = stats.render_json(report) if json_format else stats.render_text(report, style)
+    elif output_format in ("full", "concise"):
+        from vlint.report import concise, full
+
+        text = (full if output_format == "full" else concise).render(report, style)
+    else:
+        text = renderer(output_format).render(report)
+    click.echo(text, nl=False, color=style.colour)
+
+
+@contextmanager
+def _progress(disabled: bool) -> Iterator[None]:
+    """A progress line on standard error while the block runs, on a terminal only."""
+    stream = sys.stderr
+    if disabled or not stream.isatty():
+        yield
+        return
+    from vlint.report.progress import Progress
+
+    progress = Progress(stream)
+    progress.start()
+    try:
+        yield
+    finally:
+        progress.stop()
 
 
 check_command = click.command("check")(_run_check)

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Mapping, Sequence
 
 import click
 
+from vlint.discover import Refused
 from vlint.fix import Change, plan, unified_diff, write
 from vlint.lint import Report, Settings, lint
 
 
 def apply_or_diff(
-    paths: Sequence[str], settings: Settings, report: Report, unsafe: bool, diff: bool
+    paths: Sequence[str], settings: Settings, report: Report, unsafe: bool, diff: bool,
+    quiet: int = 0,
 ) -> tuple[Report, list[Change]]:
     """Write the fixes and re-lint; with ``diff``, print them and exit (1 if any)."""
     changes = plan(report, settings, unsafe)
     if diff:
-        click.echo("".join(unified_diff(change) for change in changes), nl=False)
-        count = sum(change.fixes for change in changes)
-        click.echo(f"Would apply {count} fix(es) to {len(changes)} file(s).", err=True)
+        if quiet < 2:
+            click.echo(shown_diff("".join(unified_diff(change) for change in changes)), nl=False)
+        if not quiet:
+            click.echo(f"Would apply {_fixes(changes)}.", err=True)
         raise SystemExit(1 if changes else 0)
     written: list[Change] = []
     failed: dict[str, str] = {}
@@ -26,6 +31,8 @@ def apply_or_diff(
         try:
             if write(change):
                 written.append(change)
+        except Refused as refused:  # outside the repository, hard-linked: left as it is
+            failed[change.path] = f"{change.path}: not fixed ({refused.reason})"
         except OSError as error:  # a read-only folder, a full disk: the original is kept
             failed[change.path] = f"{change.path}: not fixed ({error.strerror or error})"
     if written:
@@ -43,8 +50,7 @@ def summarise(report: Report, fixed: list[Change] | None, unsafe: bool, to_stder
     """Say how many fixes were applied, or (``--unsafe-fixes`` alone) which are available."""
     lines: list[str] = []
     if fixed is not None:
-        count = sum(change.fixes for change in fixed)
-        lines.append(f"Applied {count} fix(es) to {len(fixed)} file(s).")
+        lines.append(f"Applied {_fixes(fixed)}.")
     elif unsafe:
         for finding in report.findings:
             offered = finding.alternative
@@ -60,3 +66,21 @@ def summarise(report: Report, fixed: list[Change] | None, unsafe: bool, to_stder
 
     for line in lines:
         click.echo(plain_line(line), err=to_stderr)
+
+
+def _fixes(changes: Sequence[Change]) -> str:
+    from vlint.report.style import plural
+
+    count = sum(change.fixes for change in changes)
+    return f"{plural(count, 'fix', 'fixes')} to {plural(len(changes), 'file')}"
+
+
+def shown_diff(diff: str, environ: Mapping[str, str] = os.environ) -> str:
+    """``diff`` as ``--diff`` prints it: escaped line by line (every control character
+    visible, no workflow command) for a terminal or a GitHub Actions log, where a person reads
+    it; raw for a pipe or a file, where ``patch`` or ``git apply`` reads it."""
+    if environ.get("GITHUB_ACTIONS") != "true" and not sys.stdout.isatty():
+        return diff
+    from vlint.report.escape import plain_line
+
+    return "".join(plain_line(line) + "\n" for line in diff.splitlines())

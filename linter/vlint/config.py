@@ -1,8 +1,11 @@
 """User configuration: ``vlint.toml``, ``.vlint.toml`` or ``[tool.vlint]`` in ``pyproject.toml``.
 
-The file is found by walking up from the linted paths (the first folder that has one wins), or
-named with ``--config``.  This is the one edge where pydantic validates user input; the rest of
-vlint sees a frozen :class:`Config`.
+Each file linted uses the nearest configuration file at or above it, never one above its
+repository's root (the nearest folder holding ``.git``); ``--config`` names one file for all,
+``--isolated`` reads none.  Options on the command line override every file's configuration.
+Configuration files and the policy files they name are read only inside their repository.
+This is the one edge where pydantic validates user input; the rest of vlint sees a frozen
+:class:`Config`.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
 CONFIG_NAMES = ("vlint.toml", ".vlint.toml", "pyproject.toml")
 # The entry point group of policy packs (vlint.policy.installed reads them).
 ENTRY_POINT_GROUP = "vlint.policies"
+# Configuration and policy files are small; a bigger one is refused, not read.
+MAX_CONFIG_SIZE = 2**20
 
 
 class ConfigError(Exception):
@@ -42,45 +48,136 @@ class Config:
     fail_on: Severity = "warning"
     policies: tuple[Policy, ...] = ()
     warnings_as_errors: bool = False
+    policy_packs: tuple[str, ...] = ()
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
 
+def for_files(
+    paths: Sequence[str],
+    explicit: str | None,
+    isolated: bool,
+    flags: Settings,
+    packs: Sequence[str] = (),
+) -> Settings:
+    """The settings of a run: ``flags`` (the command line, and the policy ``packs`` it names)
+    over the configuration ``--config`` names, none when isolated, else over each file's own
+    (``Settings.per_file``).  ``paths`` are the linted paths: no pack is imported from inside
+    them."""
+    from vlint.discover import linted_roots
+
+    untrusted = linted_roots(paths)
+    if isolated or explicit is not None:
+        return merge(for_run(paths, explicit, isolated), flags, packs, untrusted)
+    return replace(flags, per_file=Nearest(flags, tuple(packs), untrusted))
+
+
+class Nearest:
+    """Each file's settings: the command line over the nearest configuration file at or above
+    the file, within its repository.  Files with the same configuration file get the same
+    Settings object (so that they are linted and filtered together); every folder and file is
+    looked at once per run."""
+
+    def __init__(self, flags: Settings, packs: tuple[str, ...], untrusted: tuple[Path, ...]):
+        self._flags = flags
+        self._packs = packs
+        self._untrusted = untrusted
+        self._folders: dict[str, Path | None] = {}
+        self._settings: dict[Path | None, Settings] = {}
+
+    def __call__(self, path: str) -> Settings:
+        folder = os.getcwd() if path == "-" else os.path.dirname(os.path.abspath(path))
+        found = self.config_of(folder)
+        if found not in self._settings:
+            loaded = None if found is None else load(found)
+            self._settings[found] = merge(loaded, self._flags, self._packs, self._untrusted)
+        return self._settings[found]
+
+    def config_of(self, folder: str) -> Path | None:
+        """The configuration file at or above ``folder`` (absolute), within its repository."""
+        walked: list[str] = []
+        root: Path | None = None
+        found: Path | None = None
+        while folder not in self._folders:
+            walked.append(folder)
+            if root is None:
+                from vlint.discover import repository_root
+
+                root = repository_root(folder) or Path(os.sep)
+            found = _config_in(Path(folder))
+            parent = os.path.dirname(folder)
+            if found is not None or parent == folder or Path(folder).resolve() == root:
+                break
+            folder = parent
+        else:
+            found = self._folders[folder]
+        for each in walked:
+            self._folders[each] = found
+        return found
+
+
 def find(paths: Sequence[str]) -> Path | None:
-    """The configuration file for ``paths``: walking up from each path in turn, first found."""
-    for given in paths:
-        start = Path(os.path.abspath("." if given == "-" else given))
-        folder = start if start.is_dir() else start.parent
-        for candidate in (folder, *folder.parents):
-            found = _config_in(candidate)
-            if found is not None:
-                return found
-    return None
+    """The configuration file of the first of ``paths`` (its nearest, within its repository)."""
+    from vlint.lint import Settings
+
+    given = paths[0] if paths else "."
+    start = os.path.abspath(given)
+    if given == "-":
+        folder = os.getcwd()
+    else:
+        folder = start if os.path.isdir(start) else os.path.dirname(start)
+    return Nearest(Settings(), (), ()).config_of(folder)
 
 
 def _config_in(folder: Path) -> Path | None:
     for name in CONFIG_NAMES:
         path = folder / name
-        if path.is_file() and (name != "pyproject.toml" or _has_tool_table(path)):
+        if os.path.lexists(path) and (name != "pyproject.toml" or _has_tool_table(path)):
             return path
     return None
 
 
+def _roots(path: Path) -> tuple[Path, ...]:
+    """Where a configuration file and the files it names may be: its repository, or its own
+    folder outside any repository."""
+    from vlint.discover import repository_root
+
+    folder = path.parent.resolve()
+    return (repository_root(str(folder)) or folder,)
+
+
 def _has_tool_table(path: Path) -> bool:
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
+    data = _toml(path, _roots(path))
     return isinstance(data.get("tool"), dict) and "vlint" in data["tool"]
 
 
-def load(path: Path) -> Config:
-    """Read and validate one configuration file (a pyproject.toml without the table is empty)."""
+def _toml(path: Path, roots: Sequence[Path]) -> dict[str, Any]:
+    from vlint.discover import Refused, confined_read
+
+    try:
+        text = confined_read(str(path), roots, MAX_CONFIG_SIZE).decode("utf-8")
+    except Refused as refused:
+        raise ConfigError(f"invalid config: {path}: cannot read it ({refused.reason})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"invalid config: {path}: not UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib's message names the problem and the line and column, never the text.
+        raise ConfigError(f"invalid config: {path}: not valid TOML ({error})") from None
+
+
+def load(path: Path, explicit: bool = False) -> Config:
+    """Read and validate one configuration file (a pyproject.toml without the table is empty).
+
+    ``explicit``: named with ``--config``, so read wherever it is (the files it names stay
+    inside its repository)."""
     from vlint.config_schema import validate
 
-    options = validate(path, _table(path))
+    roots = _roots(path)
+    options = validate(path, _table(path, (path.resolve().parent,) if explicit else roots))
     if isinstance(options, list):
         raise ConfigError("\n".join(f"invalid config: {path}: {problem}" for problem in options))
     if options.target_version is not None:
@@ -99,30 +196,35 @@ def load(path: Path) -> Config:
         exclude=tuple(options.exclude),
         severity=tuple(options.severity.items()),
         fail_on=options.fail_on,
-        policies=preset.policies + _policies(path, options.policies),
+        policies=preset.policies + _policies(path, options.policies, roots),
         warnings_as_errors=preset.warnings_as_errors,
+        policy_packs=tuple(options.policy_packs),
     )
 
 
-def _policies(path: Path, files: Sequence[str]) -> tuple[Policy, ...]:
-    from vlint.policy import load_file
+def _policies(path: Path, files: Sequence[str], roots: Sequence[Path]) -> tuple[Policy, ...]:
+    from vlint.discover import Refused, confined_read
+    from vlint.policy import load_text
 
     found: list[Policy] = []
     for name in files:
         policy_path = path.parent / name
-        if not policy_path.is_file():
+        if not os.path.lexists(policy_path):
             raise ConfigError(f"invalid config: {path}: policies: no policy file {name!r}")
-        found.extend(load_file(policy_path, str(path.parent)))
+        try:
+            text = confined_read(str(policy_path), roots, MAX_CONFIG_SIZE).decode("utf-8")
+        except Refused as refused:
+            raise ConfigError(
+                f"invalid config: {path}: policies: cannot read {name!r} ({refused.reason})"
+            ) from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"invalid config: {path}: policies: {name!r} is not UTF-8") from None
+        found.extend(load_text(text, str(policy_path), str(path.parent)))
     return tuple(found)
 
 
-def _table(path: Path) -> Mapping[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except OSError as error:
-        raise ConfigError(f"invalid config: {path}: cannot read it ({error.strerror})") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"invalid config: {path}: not valid TOML ({error})") from None
+def _table(path: Path, roots: Sequence[Path]) -> Mapping[str, Any]:
+    data = _toml(path, roots)
     if path.name != "pyproject.toml":
         return data
     table = data.get("tool", {}).get("vlint", {})
@@ -144,21 +246,28 @@ def _check_target(path: Path, target: str) -> None:
 
 
 def for_run(paths: Sequence[str], explicit: str | None, isolated: bool) -> Config | None:
-    """The configuration a run uses: ``--config``, else the one found, none when isolated."""
+    """One configuration for a whole run: ``--config``, else the first path's, none when
+    isolated (``vlint confirm``; ``vlint check`` takes each file's with ``for_files``)."""
     if isolated:
         return None
     if explicit is not None:
-        return load(Path(explicit))
+        return load(Path(explicit), explicit=True)
     found = find(paths)
     return None if found is None else load(found)
 
 
-def merge(config: Config | None, flags: Settings) -> Settings:
-    """``flags`` (from the command line) over ``config``: a flag given replaces the key."""
-    from dataclasses import replace
-
+def merge(
+    config: Config | None,
+    flags: Settings,
+    packs: Sequence[str] = (),
+    untrusted: Sequence[Path] = (),
+) -> Settings:
+    """``flags`` (from the command line) over ``config``: a flag given replaces the key.  The
+    policy packs ``packs`` and the configuration name are loaded, never from ``untrusted``."""
+    named = tuple(dict.fromkeys((*packs, *(config.policy_packs if config else ()))))
+    installed = _packs(named, tuple(untrusted)) if named else ()
     if config is None:
-        return replace(flags, policies=_with_packs(flags.policies))
+        return replace(flags, policies=_unique(flags.policies + installed))
     return replace(
         flags,
         target=flags.target or config.target_version,
@@ -169,47 +278,22 @@ def merge(config: Config | None, flags: Settings) -> Settings:
         exclude=config.exclude,
         severity=config.severity,
         config_dir=str(config.folder),
-        policies=_with_packs(flags.policies + config.policies),
+        policies=_unique(flags.policies + config.policies + installed),
         warnings_as_errors=config.warnings_as_errors,
+        fail_on=config.fail_on,
     )
 
 
-def _with_packs(policies: tuple[Policy, ...]) -> tuple[Policy, ...]:
-    """``policies`` and those of installed packs; vlint.policy (its import costs a run about
-    4 ms) only when there are any."""
-    if not policies and not may_have_packs():
+@cache
+def _packs(names: tuple[str, ...], untrusted: tuple[Path, ...]) -> tuple[Policy, ...]:
+    from vlint.policy import installed
+
+    return installed(names, untrusted)
+
+
+def _unique(policies: tuple[Policy, ...]) -> tuple[Policy, ...]:
+    if not policies:
         return ()
-    from vlint.policy import installed, unique
+    from vlint.policy import unique
 
-    return unique(policies + installed())
-
-
-def may_have_packs() -> bool:
-    """False when no distribution on ``sys.path`` can declare a policy pack: no
-    ``entry_points.txt`` of a ``.dist-info`` or ``.egg-info`` folder names the group.  Importing
-    importlib.metadata and reading every distribution costs every run tens of milliseconds;
-    these few reads do not.
-    Anything this scan cannot see (a zip on the path, a finder of distributions besides the
-    path's) makes it answer True."""
-    import sys
-    from importlib.machinery import PathFinder
-
-    if any(f is not PathFinder and hasattr(f, "find_distributions") for f in sys.meta_path):
-        return True
-    group = ENTRY_POINT_GROUP.encode()
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            if os.path.isfile(entry):
-                return True
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                try:
-                    with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as file:
-                        if group in file.read():
-                            return True
-                except OSError:
-                    continue
-    return False
+    return unique(policies)

@@ -42,6 +42,8 @@ class Options(BaseModel):
     severity: dict[str, Literal["error", "warning", "info"]] = Field(default_factory=dict)
     fail_on: Literal["error", "warning", "info"] = "warning"
     policies: list[str] = Field(default_factory=list)
+    # Installed policy packs to load, by entry point name: none is loaded unless named.
+    policy_packs: list[str] = Field(default_factory=list)
     extends: list[Literal["recommended", "strict", "security"]] = Field(default_factory=list)
 
     @field_validator("select", "extend_select", "ignore")

@@ -6,10 +6,13 @@ YAML; a byte-level prefilter drops every file that cannot launch vLLM before any
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from vlint.globs import PathMatcher
@@ -29,6 +32,150 @@ class Source:
     path: str
     kind: str
     text: str
+
+
+class Refused(Exception):
+    """A file vlint will not read.  ``reason`` is short text for a note ("a symlink that leaves
+    the repository", "not a regular file", an OS error's own words); never the file's content."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class TooLarge(Refused):
+    """A regular file over the size limit; ``head`` is its first ``max_size + 1`` bytes, enough
+    for the byte prefilter and the kind to decide whether skipping it deserves a note."""
+
+    def __init__(self, reason: str, head: bytes) -> None:
+        super().__init__(reason)
+        self.head = head
+
+
+def repository_root(path: str) -> Path | None:
+    """The nearest folder at or above ``path`` (resolved) holding ``.git`` (a folder, or the
+    file a worktree or submodule has), or None outside any repository."""
+    folder = Path(path).resolve()
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def linted_roots(paths: Sequence[str]) -> tuple[Path, ...]:
+    """The folders vlint may read for ``paths``: for each, its repository root when there is
+    one, else the path itself (a file's folder); resolved, without duplicates.
+
+    A file, or a symlink (to a folder too), counts from the folder holding it, so that naming a
+    symlink on the command line does not make its target a root.  Standard input (``-``) counts
+    from the current folder.
+    """
+    roots: list[Path] = []
+    for given in paths:
+        absolute = os.path.abspath(os.getcwd() if given == "-" else given)
+        is_folder = os.path.isdir(absolute) and not os.path.islink(absolute)
+        start = Path(absolute if is_folder else os.path.dirname(absolute)).resolve()
+        root = repository_root(str(start)) or start
+        if root not in roots:
+            roots.append(root)
+    return tuple(roots)
+
+
+def within(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether ``path`` (resolved) is one of ``roots`` or inside one."""
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+# Kernel pseudo-files look regular (/proc/self/environ) but are not a repository's bytes.
+_PSEUDO = (Path("/proc"), Path("/sys"), Path("/dev"))
+_MAX_LINKS = 40  # as Linux's own limit: beyond it the chain is a loop
+
+
+def confined_read(path: str, roots: Sequence[Path], max_size: int) -> bytes:
+    """The bytes of the regular file ``path``, read only if it stays inside ``roots``.
+
+    Symlinks are followed one by one: any link met once resolution is inside a root must lead
+    to a place inside the roots, so a chain that leaves them is refused even if it comes back.
+    Refused (with the reason) too: a path outside every root, anything not a regular file
+    (FIFO, device, folder, /proc and /sys files), a symlink loop, and a file over ``max_size``
+    bytes (``TooLarge``).  The file is opened without following a final symlink and without
+    blocking (a FIFO swapped in after the checks cannot hang the run), the open descriptor is
+    checked again, and at most ``max_size + 1`` bytes are read.
+    """
+    resolved = resolve_confined(path, roots)
+    if any(resolved == pseudo or resolved.is_relative_to(pseudo) for pseudo in _PSEUDO):
+        raise Refused("not a regular file")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        with open(resolved, "rb", buffering=0, opener=lambda p, _: os.open(p, flags)) as handle:
+            status = os.fstat(handle.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                raise Refused("not a regular file")
+            data = _read_at_most(handle.fileno(), max_size + 1)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # the final component became a symlink after the checks
+            raise Refused("a symlink that leaves the repository") from None
+        raise Refused(error.strerror or str(error)) from None
+    if len(data) > max_size:
+        raise TooLarge(f"larger than vlint's maximum file size, {max_size:,} bytes", data)
+    return data
+
+
+def resolve_confined(path: str, roots: Sequence[Path]) -> Path:
+    """``path`` resolved as ``confined_read`` resolves it (for a writer): raises Refused when it
+    or a symlink on the way leaves ``roots``."""
+    resolved = _resolve_confined(path, roots)
+    if not within(resolved, roots):
+        raise Refused("outside the linted repository")
+    return resolved
+
+
+def _read_at_most(descriptor: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(descriptor, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _resolve_confined(path: str, roots: Sequence[Path]) -> Path:
+    """``path`` with every symlink resolved by hand, refusing a chain that leaves ``roots``."""
+    pending = list(reversed(Path(os.path.join(os.getcwd(), path)).parts))
+    current = Path(pending.pop())
+    links = 0
+    entered = False  # a symlink inside the roots was followed: the rest must stay inside
+    while pending:
+        part = pending.pop()
+        if part == "..":
+            current = current.parent
+            continue
+        candidate = current / part
+        try:
+            status = os.lstat(candidate)
+        except OSError as error:
+            raise Refused(error.strerror or str(error)) from None
+        if not stat.S_ISLNK(status.st_mode):
+            current = candidate
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            raise Refused(os.strerror(errno.ELOOP))
+        inside = within(current, roots)
+        if entered and not inside:
+            raise Refused("a symlink that leaves the repository")
+        entered = entered or inside
+        target = Path(os.readlink(candidate))
+        if target.is_absolute():
+            current = Path(target.anchor)
+        pending.extend(reversed(target.parts[1:] if target.is_absolute() else target.parts))
+    if entered and not within(current, roots):
+        raise Refused("a symlink that leaves the repository")
+    return current
 
 
 def prefilter(data: bytes, path: str = "") -> bool:
@@ -111,7 +258,7 @@ def walk(paths: Sequence[str], excluded: PathMatcher | None = None) -> Iterator[
             if not skip(root, False):
                 yield given
             continue
-        ignored = _gitignore(root)
+        ignored = _gitignore(root).spec
         if ignored is None and excluded is None:
             yield from _plain_walk(root)
             continue
@@ -138,13 +285,80 @@ def _plain_walk(root: Path) -> Iterator[str]:
             yield os.path.join(folder, name)[strip:]
 
 
-def _gitignore(root: Path) -> object | None:
+# A .gitignore is the repository's: its patterns become regular expressions, and a pattern with
+# many wildcards backtracks for seconds on a long name (``*a*a*a*a*b``), so only simple ones are
+# honoured.  An ignored pattern makes vlint lint more, never less.
+MAX_IGNORE_PATTERNS = 1_000
+MAX_PATTERN_LENGTH = 256
+MAX_PATTERN_WILDCARDS = 2  # runs of ``*`` (``**`` is one)
+MAX_IGNORE_SIZE = 256 * 2**10  # bytes
+_WILDCARD_RUN = re.compile(r"\*+")
+_PATTERN_NOTES = 5
+
+
+@dataclass(frozen=True)
+class IgnoreFile:
+    """A walked folder's ``.gitignore`` as vlint honours it, and the notes on what it did not."""
+
+    spec: object | None
+    notes: tuple[str, ...] = ()
+
+
+def ignore_notes(root: str) -> tuple[str, ...]:
+    """What vlint did not honour of the ``.gitignore`` of the folder ``root`` it walks."""
+    return _gitignore(Path(root)).notes if os.path.isdir(root) else ()
+
+
+def _gitignore(root: Path) -> IgnoreFile:
     ignore_file = root / ".gitignore"
-    if not ignore_file.is_file():
-        return None
+    try:
+        status = os.stat(ignore_file)
+        identity: tuple[int, ...] | None = (status.st_ino, status.st_size, status.st_mtime_ns)
+    except OSError:
+        identity = None
+    if identity is None and not os.path.lexists(ignore_file):
+        return IgnoreFile(None)
+    return _read_gitignore(str(ignore_file), identity)
+
+
+@lru_cache(maxsize=64)
+def _read_gitignore(ignore_file: str, identity: tuple[int, ...] | None) -> IgnoreFile:
+    try:
+        data = confined_read(ignore_file, linted_roots([ignore_file]), MAX_IGNORE_SIZE)
+    except Refused as refused:
+        return IgnoreFile(None, (f"{ignore_file}: skipped ({refused.reason})",))
+    kept, notes = _simple_patterns(ignore_file, data.decode("utf-8", "replace").splitlines())
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(ignore_file.read_text("utf-8", "replace").splitlines())
+    return IgnoreFile(pathspec.GitIgnoreSpec.from_lines(kept) if kept else None, tuple(notes))
+
+
+def _simple_patterns(ignore_file: str, lines: list[str]) -> tuple[list[str], list[str]]:
+    """The patterns vlint honours, and a note for those it does not (the first few, then a
+    count; never the pattern itself, which is the repository's text)."""
+    kept: list[str] = []
+    refused: list[str] = []
+    over = False
+    for number, line in enumerate(lines, 1):
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        if len(kept) >= MAX_IGNORE_PATTERNS:
+            over = True
+            break
+        if len(line) > MAX_PATTERN_LENGTH:
+            refused.append(f"{ignore_file}:{number}: pattern not honoured (too long)")
+        elif len(_WILDCARD_RUN.findall(line)) > MAX_PATTERN_WILDCARDS:
+            refused.append(f"{ignore_file}:{number}: pattern not honoured (too many wildcards)")
+        else:
+            kept.append(line)
+    notes = refused[:_PATTERN_NOTES]
+    if len(refused) > _PATTERN_NOTES:
+        notes.append(f"{ignore_file}: {len(refused) - _PATTERN_NOTES} more patterns not honoured")
+    if over:
+        notes.append(f"{ignore_file}: only the first {MAX_IGNORE_PATTERNS:,} patterns are "
+                     "honoured")
+    return kept, notes
 
 
 def _ignored(spec: object | None, root: Path, path: Path, is_dir: bool) -> bool:

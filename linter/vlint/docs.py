@@ -12,8 +12,13 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from vlint.checks import all_rules
 from vlint.checks.base import RuleModule
+
+if TYPE_CHECKING:
+    from vlint.policy import Policy
 
 DOCS_URL = "https://github.com/vlint/vlint/blob/main/docs/rules.md"
 RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -40,25 +45,113 @@ def help_uri(code: str) -> str:
     return f"{DOCS_URL}#{anchor(code)}"
 
 
-def explain(code: str) -> str:
-    """What ``vlint rule CODE`` prints: the rule's header line and its documentation."""
+def sections(module: RuleModule) -> dict[str, str]:
+    """The documentation's sections (``What it does`` ...) by title, bodies dedented."""
+    found: dict[str, str] = {}
+    for section in documentation(module).split("\n\n"):
+        title, _, body = section.partition("\n")
+        if title and not title[0].isspace() and body:
+            found[title] = textwrap.dedent(body)
+        elif found:
+            last = next(reversed(found))
+            found[last] += "\n\n" + textwrap.dedent(section)
+    return found
+
+
+def plain(text: str) -> str:
+    """reST inline markup as plain text: ````code```` is code."""
+    return text.replace("``", "")
+
+
+# Sections shown line for line (commands, one reference per line), never rewrapped.
+_VERBATIM = frozenset({"Example", "Use instead", "References"})
+
+
+def _wrapped(title: str, body: str, width: int) -> list[str]:
+    if title in _VERBATIM:
+        return [f"    {plain(line)}" for line in body.splitlines()]
+    out: list[str] = []
+    for paragraph in body.split("\n\n"):
+        words = " ".join(line.strip() for line in paragraph.splitlines())
+        out += textwrap.wrap(plain(words), width, initial_indent="    ",
+                             subsequent_indent="    ", break_on_hyphens=False) or [""]
+        out.append("")
+    return out[:-1]
+
+
+def text_width() -> int:
+    """Rewrapped text's width: ``COLUMNS`` where set, else the terminal's (88 when standard
+    output is not a terminal), at most 88."""
+    import os
+    import shutil
+
+    if not os.environ.get("COLUMNS", "").isdigit() and not sys.stdout.isatty():
+        return 88
+    return max(20, min(shutil.get_terminal_size((88, 24)).columns, 88))
+
+
+def explain(code: str, width: int = 88) -> str:
+    """What ``vlint rule CODE`` prints: the rule's header line and its documentation as plain
+    text, each paragraph rewrapped to ``width``."""
     from vlint.checks import rule_module
 
     module = rule_module(code)
     rule = module.RULE
     header = f"{rule.code} {rule.name} ({rule.severity}; fix: {rule.fix}; since {rule.since})"
-    return f"{header}\n\n{documentation(module)}\n"
+    out = [header]
+    for title, body in sections(module).items():
+        out += ["", title, *_wrapped(title, body, width)]
+    return "\n".join(out) + "\n"
 
 
-def listing() -> str:
-    """What ``vlint rules`` prints: one line per rule."""
-    modules = all_rules()
-    width = max(len(m.RULE.name) for m in modules)
-    lines = [
-        f"{m.RULE.code}  {m.RULE.name:<{width}}  {m.RULE.severity:<7}  {summary(m)}"
-        for m in modules
+def explain_json(code: str) -> dict[str, object]:
+    """``vlint rule CODE --output-format json``: the rule's metadata and plain sections."""
+    from vlint.checks import rule_module
+
+    module = rule_module(code)
+    rule = module.RULE
+    return {
+        "code": rule.code, "name": rule.name, "severity": rule.severity, "fix": rule.fix,
+        "since": rule.since, "help_uri": help_uri(rule.code),
+        "sections": {title: plain(body) for title, body in sections(module).items()},
+    }
+
+
+def code_of(name_or_code: str) -> str | None:
+    """The code of a rule given by its code (any case) or its name (``unknown-flag``)."""
+    wanted = name_or_code.strip()
+    for module in all_rules():
+        if wanted.upper() == module.RULE.code or wanted.lower() == module.RULE.name:
+            return module.RULE.code
+    return None
+
+
+def rows(policies: Sequence[Policy] = ()) -> list[dict[str, str]]:
+    """``vlint rules`` as data: each rule, then each configured policy."""
+    found = [
+        {"code": m.RULE.code, "name": m.RULE.name, "severity": m.RULE.severity, "kind": "rule",
+         "summary": summary(m), "fix": m.RULE.fix, "since": m.RULE.since}
+        for m in all_rules()
     ]
-    return "\n".join(lines) + "\n"
+    found += [
+        {"code": p.id, "name": p.name, "severity": p.severity, "kind": "policy",
+         "summary": p.message}
+        for p in policies
+    ]
+    return found
+
+
+def listing(policies: Sequence[Policy] = ()) -> str:
+    """What ``vlint rules`` prints: one line per rule, then per configured policy."""
+    table = rows(policies)
+    code_width = max(len(row["code"]) for row in table)
+    width = max(len(row["name"]) for row in table)
+    lines = [
+        f"{row['code']:<{code_width}}  {row['name']:<{width}}  {row['severity']:<7}  "
+        f"{plain(row['summary'])}"
+        for row in table
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def _sections_markdown(module: RuleModule) -> list[str]:

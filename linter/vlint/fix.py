@@ -10,6 +10,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from packaging.version import Version
 
@@ -28,6 +29,8 @@ class Change:
     before: bytes
     after: str
     fixes: int
+    # The folders the file may be written in (the run's linted roots).
+    roots: tuple[Path, ...] = ()
 
 
 def agreed_fixes(findings: Sequence[Finding], releases: Sequence[Version]) -> list[Finding]:
@@ -142,7 +145,7 @@ def plan(report: Report, settings: Settings, unsafe: bool) -> list[Change]:
         source = report.sources[path]
         after, fixes = _settle(path, source, findings, settings, unsafe)
         if fixes and after != source:
-            changes.append(Change(path, source.encode("utf-8"), after, fixes))
+            changes.append(Change(path, source.encode("utf-8"), after, fixes, report.roots))
     return changes
 
 
@@ -161,16 +164,27 @@ def _settle(
     return text, total
 
 
-def write(change: Change) -> bool:
-    """Replace the file atomically with the fixed text; False if it changed since it was read."""
-    target = os.path.realpath(change.path)
+def write(change: Change, roots: Sequence[Path] = ()) -> bool:
+    """Replace the file atomically with the fixed text; False if it changed since it was read.
+
+    The file is written only inside ``roots`` (the run's linted roots; by default the file's
+    own repository or folder), never through a symlink that leaves them, and only if it is the
+    file's one name: a hard-linked file would break its links (or change the other name's
+    file), so it raises ``Refused`` (the reason for a note), as a file whose owner vlint could
+    not keep does.  The new file keeps the old one's permissions and owner.
+    """
+    from vlint.discover import Refused, TooLarge, confined_read, linted_roots, resolve_confined
+
+    allowed = tuple(roots) or change.roots or linted_roots([change.path])
+    target = resolve_confined(change.path, allowed)
     try:
-        with open(target, "rb") as handle:
-            if handle.read() != change.before:
-                return False
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
+        if confined_read(str(target), allowed, len(change.before)) != change.before:
+            return False
+    except TooLarge:
         return False
+    status = os.stat(target, follow_symlinks=False)
+    if status.st_nlink > 1:
+        raise Refused("it has other hard links; fix it by hand")
     import tempfile
 
     folder, name = os.path.split(target)
@@ -178,13 +192,26 @@ def write(change: Change) -> bool:
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(change.after.encode("utf-8"))
-        os.chmod(temporary, mode)
+            _keep_owner(handle.fileno(), status)
+            os.fchmod(handle.fileno(), stat.S_IMODE(status.st_mode))
         os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
     return True
+
+
+def _keep_owner(descriptor: int, status: os.stat_result) -> None:
+    """Give the new file the old one's owner and group (root, or a member of its group, may)."""
+    if (status.st_uid, status.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    from vlint.discover import Refused
+
+    try:
+        os.fchown(descriptor, status.st_uid, status.st_gid)
+    except PermissionError:
+        raise Refused("owned by another user or group; vlint would change its owner") from None
 
 
 def unified_diff(change: Change) -> str:

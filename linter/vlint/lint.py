@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -11,12 +12,18 @@ from packaging.version import Version
 from vlint import catalog
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from vlint.extract import Unparsable
+    from vlint.globs import PathMatcher
     from vlint.policy import Policy
 from vlint.model import SEVERITY_RANK, Finding, Invocation, Pos, Severity, Span
 
 
 MAX_FILE_SIZE = 2 * 2**20  # bytes
+# Seconds of wall time one file may take (``Settings.time_budget`` overrides it): far more than
+# any deployment file needs, and a crafted one cannot hold a CI run for long.
+FILE_TIME_BUDGET = 10.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,12 @@ class Settings:
     # Bigger files are skipped with a note: no deployment file comes near it, and parsing a
     # huge generated YAML or Markdown file would take minutes.
     max_file_size: int = MAX_FILE_SIZE
+    fail_on: Severity = "warning"  # the exit-1 threshold of these settings' files
+    # Past it a file is given up as VL003 (None: FILE_TIME_BUDGET).
+    time_budget: float | None = None
+    # Each file's own settings (the command line over the file's nearest configuration, from
+    # vlint.config); None: these settings are every file's.
+    per_file: Callable[[str], Settings] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -55,50 +68,62 @@ class Report:
     # vLLM --config files named by the invocations linted so far, with the first naming one.
     config_refs: dict[str, Invocation] = field(default_factory=dict)
     configs_linted: set[str] = field(default_factory=set)
+    # The folders this run may read (``discover.linted_roots`` of the paths linted).
+    roots: tuple[Path, ...] = ()
     # Every invocation linted, with the releases it was checked against (``vlint confirm``).
     launches: list[tuple[Invocation, tuple[Version, ...]]] = field(default_factory=list)
+    # Each reported file's exit-1 threshold (its settings' ``fail_on``).
+    fail_on: dict[str, Severity] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
 
-    def failed(self, threshold: Severity = "warning") -> bool:
-        return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[threshold] for f in self.findings)
+    def failed(self, threshold: Severity | None = None) -> bool:
+        """Whether a finding reaches ``threshold``, or else its own file's threshold."""
+        return any(
+            SEVERITY_RANK[f.severity]
+            >= SEVERITY_RANK[threshold or self.fail_on.get(f.path, "warning")]
+            for f in self.findings
+        )
 
 
 def lint(paths: Sequence[str], settings: Settings) -> Report:
-    """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``)."""
-    from vlint.filtering import filter_findings
+    """Lint ``paths`` (``-`` is standard input, given as ``settings.stdin_text``).
+
+    Each file is linted and filtered with its own settings (``settings.per_file``); the files
+    that share settings form a group, whose vLLM --config files are linted with them.
+    """
     from vlint.suppress import mentions
 
     report = Report()
-    user_target = None
-    if settings.target:
-        resolved = catalog.target(settings.target)
-        user_target = resolved.releases
-        if resolved.note:
-            report.notes.append(resolved.note)
-    items = _read(paths, settings, report)
+    groups: list[_Group] = []
+    files = _grouped(_read(paths, settings, report), settings, report, groups)
     if settings.jobs != 1:
-        items = _in_parallel(list(items), settings, user_target)
-    for item in items:
-        if isinstance(item, str):
-            report.notes.append(item)
+        files = _in_parallel(list(files), settings.jobs, groups)
+    for file in files:
+        if isinstance(file, str):
+            report.notes.append(file)
             continue
-        name, kind, text, part = item
-        if part is None:
-            found = lint_text(name, kind, text, user_target, report, settings.policies)
+        group = groups[file.group]
+        named = len(report.config_refs)
+        if file.part is None:
+            found = lint_text(file.name, file.kind, file.text, group.releases, report,
+                              group.settings.policies, group.settings.time_budget)
         else:
-            found = part.findings
-            _absorb(report, part)
+            found = file.part.findings
+            _absorb(report, file.part)
+        if len(report.config_refs) > named:
+            group.configs.extend(list(report.config_refs)[named:])
         # A file without findings still reaches the filter stage if a suppression in it may be
         # unused.
-        if found or mentions(text):
-            report.sources[name] = text
-            report.findings.extend(found)
-    _lint_config_refs(report, user_target, settings)
-    report.findings = filter_findings(report.findings, report.sources, settings)
+        if found or mentions(file.text):
+            group.sources[file.name] = file.text
+            group.findings.extend(found)
+    for group in groups:
+        _finish(report, group)
     report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
-    if user_target is None and not report.targets:
+    targeted = settings.target or any(group.releases is not None for group in groups)
+    if not targeted and not report.targets:
         report.targets.add(catalog.newest())
     if report.defaulted_target:
         report.notes.insert(
@@ -109,18 +134,109 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     return report
 
 
+@dataclass
+class _Group:
+    """The files linted with one Settings, and what they gave before the filter stage."""
+
+    settings: Settings
+    releases: Sequence[Version] | None  # the target the settings name, if they name one
+    findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    configs: list[str] = field(default_factory=list)  # the vLLM --config files its files name
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file to lint, its group (an index into the run's groups), and its results when a
+    worker linted it."""
+
+    name: str
+    kind: str
+    text: str
+    group: int
+    part: Report | None = None
+
+
 # A file to lint (name, kind, text, and its results when a worker linted it) or a note.
 _Item: TypeAlias = "str | tuple[str, str, str, Report | None]"
+_Entry: TypeAlias = "str | _File"
+
+
+def _grouped(
+    items: Iterable[_Item], settings: Settings, report: Report, groups: list[_Group]
+) -> Iterator[_Entry]:
+    """``items``, each file with the group of its own settings (added to ``groups``)."""
+    index: dict[Settings, int] = {}
+    targets: dict[str, Sequence[Version]] = {}
+
+    def group_of(own: Settings) -> int:
+        if own not in index:
+            releases = None
+            if own.target:
+                if own.target not in targets:
+                    targets[own.target] = _user_target(own.target, report)
+                releases = targets[own.target]
+            index[own] = len(groups)
+            groups.append(_Group(own, releases))
+        return index[own]
+
+    if settings.per_file is None:
+        group_of(settings)
+    elif settings.target:
+        targets[settings.target] = _user_target(settings.target, report)
+    for item in items:
+        if isinstance(item, str):
+            yield item
+            continue
+        name, kind, text, _ = item
+        own = settings if settings.per_file is None else settings.per_file(name)
+        yield _File(name, kind, text, group_of(own))
+
+
+def _user_target(target: str, report: Report) -> Sequence[Version]:
+    resolved = catalog.target(target)
+    if resolved.note:
+        _note_once(report, resolved.note)
+    return resolved.releases
+
+
+def _finish(report: Report, group: _Group) -> None:
+    """Lint the vLLM --config files the group's files name, then filter its findings with its
+    settings, into ``report``."""
+    from vlint.filtering import filter_findings
+
+    if group.configs:
+        # Shares the run's set of linted configs: each is linted once, by its first group.
+        scratch = Report(config_refs={c: report.config_refs[c] for c in group.configs},
+                         configs_linted=report.configs_linted, roots=report.roots)
+        _lint_config_refs(scratch, group.releases, group.settings)
+        report.files += scratch.files
+        report.launches.extend(scratch.launches)
+        _absorb(report, scratch)
+        group.sources.update(scratch.sources)
+        group.findings.extend(scratch.findings)
+    report.findings.extend(filter_findings(group.findings, group.sources, group.settings))
+    report.sources.update(group.sources)
+    for path in group.sources:
+        report.fail_on[path] = group.settings.fail_on
 
 
 def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[_Item]:
     """Every file of ``paths`` that may launch vLLM, in order, with a note for each skipped one;
-    the byte prefilter and the kind (name and bytes only) come before any decoding or parsing."""
-    import os
-    import stat
+    the byte prefilter and the kind (name and bytes only) come before any decoding or parsing.
 
-    from vlint.discover import kind_of, prefilter
+    Files are read only inside the linted roots (``discover.confined_read``): a symlink found
+    in a walked folder that leads out of the repository is skipped with a note, never read.
+    """
+    from vlint.discover import (
+        Refused, TooLarge, confined_read, ignore_notes, kind_of, linted_roots, prefilter,
+    )
 
+    given = [(settings.stdin_filename or "-") if path == "-" else path for path in paths]
+    report.roots = linted_roots(given)
+    noted: set[str] = set()
+    for path in paths:
+        yield from ignore_notes(path) if path != "-" else ()
     for path in _expand(paths, settings):
         if path == "-":
             name = settings.stdin_filename or "-"
@@ -130,19 +246,14 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
         else:
             name = path
             try:
-                if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read
-                    yield f"{path}: skipped (not a regular file)"
-                    continue
-                with open(path, "rb") as handle:
-                    data = handle.read(settings.max_file_size + 1)
-            except OSError as error:
-                yield f"{path}: skipped ({error.strerror or error})"
-                continue
-            if len(data) > settings.max_file_size:
+                data = confined_read(path, report.roots, settings.max_file_size)
+            except TooLarge as refused:
                 report.files += 1
-                if prefilter(data, name) and kind_of(name, data) is not None:
-                    yield (f"{path}: skipped (larger than vlint's maximum file size, "
-                           f"{settings.max_file_size:,} bytes)")
+                if prefilter(refused.head, name) and kind_of(name, refused.head) is not None:
+                    yield f"{path}: skipped ({refused.reason})"
+                continue
+            except Refused as refused:
+                yield f"{path}: skipped ({refused.reason})"
                 continue
         report.files += 1
         if not prefilter(data, name):
@@ -155,7 +266,19 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
         except UnicodeDecodeError:
             yield f"{name}: skipped (not UTF-8)"
             continue
+        if kind == "compose":
+            yield from _dotenv_note(name, noted)
         yield name, kind, text, None
+
+
+def _dotenv_note(compose: str, noted: set[str]) -> Iterator[str]:
+    """The note for the ``.env`` beside a compose file that vlint could not read (whole), once."""
+    from vlint.extract.compose import dotenv_beside
+
+    env, dotenv = dotenv_beside(compose)
+    if dotenv.problem is not None and env not in noted:
+        noted.add(env)
+        yield f"{env}: {dotenv.problem}"
 
 
 # The fewest launching files a worker gets when the number is chosen: a second process costs
@@ -163,7 +286,9 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
 # what 30-40 such files take to lint, so with 64 each the split pays where the CPUs are free
 # (on a machine already busy it gains nothing; ``--jobs 1`` then saves that CPU).
 FILES_PER_WORKER = 64
-_WORK: tuple[list[tuple[str, str, str]], Sequence[Version] | None, Sequence[Policy]] | None = None
+# What the workers lint: the files, and each group's target, policies and time budget.
+_GroupWork: TypeAlias = "tuple[Sequence[Version] | None, Sequence[Policy], float | None]"
+_WORK: tuple[list[_File], list[_GroupWork]] | None = None
 
 
 def _workers(requested: int, files: int) -> int:
@@ -189,27 +314,27 @@ def _workers(requested: int, files: int) -> int:
     return min(cpus or 1, wanted)
 
 
-def _in_parallel(
-    items: list[_Item], settings: Settings, user_target: Sequence[Version] | None
-) -> Iterator[_Item]:
-    """``items`` with each file linted by a worker, in the same order (so the report is the one
-    a single process makes); contiguous chunks, several per worker to even out their load."""
+def _in_parallel(entries: list[_Entry], requested: int, groups: list[_Group]) -> Iterator[_Entry]:
+    """``entries`` with each file linted by a worker, in the same order (so the report is the
+    one a single process makes); contiguous chunks, several per worker to even out their load."""
     global _WORK
-    files = [item[:3] for item in items if not isinstance(item, str)]
-    jobs = _workers(settings.jobs, len(files))
+    from dataclasses import replace
+
+    files = [entry for entry in entries if not isinstance(entry, str)]
+    jobs = _workers(requested, len(files))
     if jobs <= 1:
-        yield from items
+        yield from entries
         return
     import multiprocessing
 
     size = -(-len(files) // (jobs * 4))
     chunks = [(start, min(start + size, len(files))) for start in range(0, len(files), size)]
-    _WORK = (files, user_target, settings.policies)
+    _WORK = (files, [(g.releases, g.settings.policies, g.settings.time_budget) for g in groups])
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             parts = (part for chunk in pool.imap(_lint_chunk, chunks) for part in chunk)
-            for item in items:
-                yield item if isinstance(item, str) else (*item[:3], next(parts))
+            for entry in entries:
+                yield entry if isinstance(entry, str) else replace(entry, part=next(parts))
     finally:
         _WORK = None
 
@@ -217,11 +342,13 @@ def _in_parallel(
 def _lint_chunk(bounds: tuple[int, int]) -> list[Report]:
     """In a worker: each file of the chunk linted into a report of its own."""
     assert _WORK is not None
-    files, user_target, policies = _WORK
+    files, groups = _WORK
     parts = []
-    for name, kind, text in files[bounds[0] : bounds[1]]:
+    for file in files[bounds[0] : bounds[1]]:
+        releases, policies, budget = groups[file.group]
         part = Report()
-        part.findings = lint_text(name, kind, text, user_target, part, policies)
+        part.findings = lint_text(file.name, file.kind, file.text, releases, part, policies,
+                                  budget)
         part.launches = []
         parts.append(part)
     return parts
@@ -242,14 +369,54 @@ def _absorb(report: Report, part: Report) -> None:
 
 def _expand(paths: Sequence[str], settings: Settings) -> Iterable[str]:
     from vlint.discover import walk
-    from vlint.globs import matcher
 
-    excluded = matcher(settings.config_dir or ".", settings.exclude) if settings.exclude else None
+    excluded = _excluded(settings)
     for path in paths:
         if path == "-":
             yield path
         else:
             yield from walk([path], excluded)
+
+
+def _excluded(settings: Settings) -> PathMatcher | None:
+    """Whether a walked path is excluded: by the ``exclude`` of the settings of the folder it is
+    in, with ``per_file``."""
+    per_file = settings.per_file
+    if per_file is None:
+        return _exclude_matcher(settings.config_dir or ".", settings.exclude)
+
+    def excluded(path: str | Path, is_dir: bool) -> bool:
+        own = per_file(str(path))
+        match = _exclude_matcher(own.config_dir or ".", own.exclude)
+        return match is not None and match(path, is_dir)
+
+    return excluded
+
+
+_MATCHERS: dict[tuple[str, tuple[str, ...]], PathMatcher] = {}
+
+
+def _exclude_matcher(root: str, patterns: tuple[str, ...]) -> PathMatcher | None:
+    from vlint.globs import matcher
+
+    if not patterns:
+        return None
+    if (root, patterns) not in _MATCHERS:
+        _MATCHERS[root, patterns] = matcher(root, patterns)
+    return _MATCHERS[root, patterns]
+
+
+class _Failed(Exception):
+    """An error inside vlint while it linted one file, with the stage (and rule) it came from."""
+
+    def __init__(self, stage: str, error: Exception, rule: str | None = None) -> None:
+        super().__init__(stage)
+        self.stage, self.error, self.rule = stage, error, rule
+
+
+class _Overran(BaseException):
+    """A file's time budget ran out.  Not an Exception, so that no ``except Exception`` in the
+    pipeline takes it for an error of its own and carries on."""
 
 
 def lint_text(
@@ -259,6 +426,60 @@ def lint_text(
     user_target: Sequence[Version] | None,
     report: Report,
     policies: Sequence[Policy] = (),
+    budget: float | None = None,
+    *,
+    reraise: bool = False,
+) -> list[Finding]:
+    """The findings of one file, before the filter stage.  An error inside vlint while linting
+    it, or running past ``budget`` seconds (None: FILE_TIME_BUDGET), gives one VL003 finding
+    instead, and the run goes on; ``reraise`` raises the error (tests looking for vlint's bugs).
+    """
+    from vlint.checks import internal_error
+
+    limit = FILE_TIME_BUDGET if budget is None else budget
+    try:
+        with _time_budget(limit):
+            return _lint_file(path, kind, text, user_target, report, policies)
+    except _Overran:
+        return [internal_error.overran(path, limit)]
+    except Exception as error:
+        failure = error if isinstance(error, _Failed) else _Failed("lint", error)
+        if reraise:
+            raise failure.error from None
+        return [internal_error.crashed(path, failure.stage, failure.error, failure.rule)]
+
+
+@contextmanager
+def _time_budget(seconds: float) -> Iterator[None]:
+    """Raise _Overran in the block after ``seconds``; where SIGALRM cannot be used (another
+    thread, Windows) the block runs unbounded."""
+    import signal
+    import threading
+
+    if (seconds <= 0 or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def overran(signum: int, frame: object) -> None:
+        raise _Overran
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _lint_file(
+    path: str,
+    kind: str,
+    text: str,
+    user_target: Sequence[Version] | None,
+    report: Report,
+    policies: Sequence[Policy],
 ) -> list[Finding]:
     from vlint.extract import Unparsable, extractor
     from vlint.fix import agreed_fixes
@@ -266,16 +487,24 @@ def lint_text(
     findings: list[Finding] = []
     try:
         invocations = extractor(kind).extract(path, text)
+        _note_config_refs(path, kind, invocations, report)
     except Unparsable as problem:
         return [_unparsable(path, kind, problem)]
-    _note_config_refs(path, kind, invocations, report)
+    except Exception as error:
+        raise _Failed("extract", error) from error
     for invocation in invocations:
         report.invocations += 1
-        releases = _releases_for(invocation, user_target, report)
+        try:
+            releases = _releases_for(invocation, user_target, report)
+        except Exception as error:
+            raise _Failed("target", error) from error
         report.targets.update(releases)
         report.launches.append((invocation, tuple(releases)))
         checked = check_invocation(invocation, releases, policies)
-        findings.extend(agreed_fixes(checked, releases))
+        try:
+            findings.extend(agreed_fixes(checked, releases))
+        except Exception as error:
+            raise _Failed("fix", error) from error
     return _merge(findings)
 
 
@@ -296,29 +525,31 @@ def _note_config_refs(
 
 def _lint_config_refs(report: Report, user_target: Sequence[Version] | None,
                       settings: Settings) -> None:
-    """Lint each vLLM --config file an invocation names, once, as that invocation's config."""
-    import os
-    import stat
+    """Lint each vLLM --config file an invocation names, once, as that invocation's config.
 
+    A config may name any path (``/proc/self/environ``, ``../../secrets.yaml``, a FIFO, a
+    symlink out): only regular files inside the linted roots are read; any other is skipped
+    with a note, and a path that does not exist is left to vLLM.
+    """
+    import os
+
+    from vlint.discover import Refused, confined_read, linted_roots
     from vlint.extract.vllm_config import KIND, referenced_by
 
     done: set[str] = set()
     while len(done) < len(report.config_refs):
         config, invocation = next(i for i in report.config_refs.items() if i[0] not in done)
         done.add(config)
-        if os.path.normpath(config) in report.configs_linted:
+        if os.path.normpath(config) in report.configs_linted or not os.path.lexists(config):
             continue
+        roots = report.roots or linted_roots([invocation.path])
         try:
-            # A config may name any path (/dev/zero, a FIFO): read regular files, and not
-            # more than the maximum file size.
-            if not stat.S_ISREG(os.stat(config).st_mode):
-                continue
-            with open(config, "rb") as handle:
-                data = handle.read(settings.max_file_size + 1)
-            if len(data) > settings.max_file_size:
-                continue
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = confined_read(config, roots, settings.max_file_size).decode("utf-8")
+        except Refused as refused:
+            _note_once(report, f"{config}: skipped ({refused.reason})")
+            continue
+        except UnicodeDecodeError:
+            _note_once(report, f"{config}: skipped (not UTF-8)")
             continue
         report.files += 1
         with referenced_by(invocation):
@@ -403,19 +634,31 @@ def check_invocation(
 
     findings: list[Finding] = []
     for version in releases:
-        resolution = resolve(invocation, catalog.load(version))
+        try:
+            resolution = resolve(invocation, catalog.load(version))
+        except Exception as error:
+            raise _Failed("normalise", error) from error
         context = Context(resolution)
-        if resolution.parser is None:
-            from vlint.checks.flag_not_yet_available import missing_entry
+        code = None  # the rule running
+        try:
+            if resolution.parser is None:
+                from vlint.checks.flag_not_yet_available import RULE, missing_entry
 
-            findings.extend(missing_entry(context))
-            continue
-        for rule in all_rules():
-            findings.extend(rule.check(context))
+                code = RULE.code
+                findings.extend(missing_entry(context))
+                continue
+            for rule in all_rules():
+                code = rule.RULE.code
+                findings.extend(rule.check(context))
+        except Exception as error:
+            raise _Failed("check", error, code) from error
         if policies:
             from vlint.policy_check import evaluate
 
-            findings.extend(evaluate(policies, resolution))
+            try:
+                findings.extend(evaluate(policies, resolution))
+            except Exception as error:
+                raise _Failed("policy", error) from error
     return findings
 
 

@@ -1,12 +1,14 @@
 """The vLLM release a project pins: lock files, requirements files, ``pyproject.toml``.
 
 Looked up from a linted file's folder upwards, stopping at the repository root (a folder with
-``.git``).  The nearest folder with a pin wins; within one folder a lock file's exact version
+``.git``), or at the file's own folder outside a repository; every pin file is read through the
+confined reader, so a symlink out of the repository (or a FIFO) is never read.  The nearest folder with a pin wins; within one folder a lock file's exact version
 beats a requirement's specifier.  Only the ``vllm`` distribution counts.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from functools import cache
@@ -17,23 +19,31 @@ _LOCKS = ("uv.lock", "poetry.lock", "pdm.lock")
 _REQUIREMENTS = re.compile(r"^requirements.*\.(txt|in)$")
 
 
+# Lock files of large projects run to megabytes; nothing bigger is a lock file vlint reads.
+MAX_PIN_FILE_SIZE = 32 * 2**20  # bytes
+
+
 def pinned_specifier(path: str) -> str | None:
     """The vLLM version or specifier the project around ``path`` pins, if any."""
+    from vlint.discover import linted_roots
+
     folder = Path(path).resolve().parent
-    return _nearest(folder)
+    return _nearest(folder, linted_roots([path])[0])
 
 
 @cache
-def _nearest(folder: Path) -> str | None:
-    found = _in_folder(folder)
-    if found is not None or (folder / ".git").exists() or folder.parent == folder:
+def _nearest(folder: Path, root: Path) -> str | None:
+    if folder != root and not folder.is_relative_to(root):
+        return None
+    found = _in_folder(folder, root)
+    if found is not None or folder == root or folder.parent == folder:
         return found
-    return _nearest(folder.parent)
+    return _nearest(folder.parent, root)
 
 
-def _in_folder(folder: Path) -> str | None:
+def _in_folder(folder: Path, root: Path) -> str | None:
     for name in _LOCKS:
-        version = _locked(folder / name)
+        version = _locked(folder / name, root)
         if version is not None:
             return f"=={version}"
     try:
@@ -41,22 +51,36 @@ def _in_folder(folder: Path) -> str | None:
     except OSError:
         return None
     for name in names:
-        specifier = _required(folder / name)
+        specifier = _required(folder / name, root)
         if specifier is not None:
             return specifier
-    return _from_pyproject(folder / "pyproject.toml")
+    return _from_pyproject(folder / "pyproject.toml", root)
 
 
-def _toml(path: Path) -> dict[str, Any] | None:
+def _text(path: Path, root: Path) -> str | None:
+    """The file's text, read inside ``root`` only; None when it is absent or refused."""
+    from vlint.discover import Refused, confined_read
+
+    if not os.path.lexists(path):
+        return None
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return confined_read(str(path), (root,), MAX_PIN_FILE_SIZE).decode("utf-8", "replace")
+    except Refused:
         return None
 
 
-def _locked(path: Path) -> str | None:
-    document = _toml(path) if path.is_file() else None
+def _toml(path: Path, root: Path) -> dict[str, Any] | None:
+    text = _text(path, root)
+    if text is None:
+        return None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+
+
+def _locked(path: Path, root: Path) -> str | None:
+    document = _toml(path, root)
     for package in (document or {}).get("package", ()):
         if isinstance(package, dict) and _names_vllm(str(package.get("name", ""))):
             version = package.get("version")
@@ -90,22 +114,17 @@ def _names_vllm(name: str) -> bool:
     return canonicalize_name(name) == "vllm"
 
 
-def _required(path: Path) -> str | None:
-    if not path.is_file():  # a FIFO named requirements.txt would block the read
-        return None
-    try:
-        lines = path.read_text("utf-8", "replace").splitlines()
-    except OSError:
-        return None
-    for line in lines:
+def _required(path: Path, root: Path) -> str | None:
+    text = _text(path, root)  # never a FIFO named requirements.txt, which would block the read
+    for line in (text or "").splitlines():
         found = _specifier_of(line)
         if found is not None:
             return found
     return None
 
 
-def _from_pyproject(path: Path) -> str | None:
-    document = _toml(path) if path.is_file() else None
+def _from_pyproject(path: Path, root: Path) -> str | None:
+    document = _toml(path, root)
     if not document:
         return None
     project = document.get("project", {})

@@ -1,44 +1,68 @@
 """``vlint show``: each invocation's settings as the target release resolves them.
 
-Per invocation and release, every flag or keyword as written, the destination it sets, the value
-vLLM resolves it to and where that value comes from (the file position of the value, or the
-release default with ``--all``).
+Per invocation and release (chosen as ``vlint check`` chooses it: ``--target-version``, else the
+file's configuration, else the image tag or the project's pins, else the newest release), the
+served model, then every flag or keyword as written, the destination it sets, the value vLLM
+resolves it to and where that value comes from (the file position of the value, or the release
+default with ``--all``); a known flag the release's parser rejects says why.  A secret is
+masked as ``vlint check`` masks it (VL503).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from packaging.version import Version
 
 from vlint import catalog
-from vlint.lint import Report, _releases_for
+from vlint.lint import Report, Settings, _releases_for
 from vlint.model import Invocation, Span
-from vlint.normalise import Resolution, Setting, resolve
+from vlint.normalise import OptionUse, Resolution, Setting, resolve
 from vlint.report.escape import inert, json_dumps, plain_line
 from vlint.report.sarif import span_text
 
 Row = tuple[str, str, str]
 
 
-def show(paths: Sequence[str], target: str | None, include_defaults: bool = False) -> str:
-    user_target = catalog.resolve_target(target) if target else None
+def show(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> str:
+    """What ``vlint show`` prints: each invocation's header and its settings, then the notes."""
     report = Report()
     out: list[str] = []
-    for invocation, source in _invocations(paths, report):
-        for release in user_target or _releases_for(invocation, None, report):
-            resolution = resolve(invocation, catalog.load(release))
-            out.extend(describe(resolution, source, include_defaults))
+    for resolution, source in _resolutions(paths, settings, report):
+        out.extend(describe(resolution, source, include_defaults))
     if not out:
         out.append("no vLLM invocation found")
+    out.extend(f"note: {note}" for note in report.notes)
+    return "".join(plain_line(line) + "\n" for line in out)
+
+
+def _resolutions(
+    paths: Sequence[str], settings: Settings, report: Report
+) -> Iterator[tuple[Resolution, str]]:
+    """Every invocation resolved against each release ``vlint check`` would check it with."""
+    targets: dict[str | None, Sequence[Version] | None] = {}
+    for invocation, source in _invocations(paths, report):
+        own = settings.per_file(invocation.path) if settings.per_file is not None else settings
+        if own.target not in targets:
+            targets[own.target] = _user_target(own.target, report)
+        for release in targets[own.target] or _releases_for(invocation, None, report):
+            yield resolve(invocation, catalog.load(release)), source
     if report.defaulted_target:
         report.notes.insert(
             0,
             f"no target release given or pinned: showing the newest known, vLLM "
             f"{catalog.newest()} (use --target-version)",
         )
-    out.extend(f"note: {note}" for note in report.notes)
-    return "".join(plain_line(line) + "\n" for line in out)
+
+
+def _user_target(target: str | None, report: Report) -> Sequence[Version] | None:
+    if not target:
+        return None
+    resolved = catalog.target(target)
+    if resolved.note and resolved.note not in report.notes:
+        report.notes.append(resolved.note)
+    return resolved.releases
 
 
 def _invocations(paths: Sequence[str], report: Report) -> Iterator[tuple[Invocation, str]]:
@@ -69,7 +93,7 @@ def describe(resolution: Resolution, source: str, include_defaults: bool) -> lis
     release = resolution.release.version
     header = (
         f"{inert(invocation.path)}:{start.line}:{start.column}: {_label(invocation)}, "
-        f"vLLM {release}"
+        f"{_model(resolution)}vLLM {release}"
     )
     rows = _written_rows(resolution, source)
     if include_defaults:
@@ -78,6 +102,14 @@ def describe(resolution: Resolution, source: str, include_defaults: bool) -> lis
     if not rows:
         return [header, "  (nothing written)"]
     return [header, *_table(rows)]
+
+
+def _model(resolution: Resolution) -> str:
+    setting = resolution.settings.get("model")
+    if setting is None or setting.value is None:
+        return ""
+    default = " (release default)" if setting.span is None else ""
+    return f"model {inert(masked(repr(setting.value)))}{default}, "
 
 
 def _label(invocation: Invocation) -> str:
@@ -91,13 +123,41 @@ def _written_rows(resolution: Resolution, source: str) -> list[Row]:
     rows: list[Row] = []
     for use in resolution.uses:
         tokens = [use.token, *(v.token for v in use.values if v.token is not use.token)]
-        written = " ".join(token.text for token in tokens)
         dest = use.option.dest if use.option is not None else None
-        rows.append(_row(written, dest, resolution, path))
+        secret = dest in _SECRET_DESTS
+        written = " ".join(
+            token.text if token is use.token else _secret(token.text, secret) for token in tokens
+        )
+        rejected = _rejection(use)
+        if rejected is not None:
+            rows.append((masked(written), f"(rejected: {rejected})", ""))
+            continue
+        rows.append(_row(masked(written), dest, resolution, path))
     for keyword, known in resolution.keywords:
-        written = f"{keyword.name.text}={span_text(source, keyword.value_span)}"
-        rows.append(_row(written, keyword.name.text if known else None, resolution, path))
+        name = keyword.name.text
+        value = _secret(span_text(source, keyword.value_span), name in _SECRET_DESTS)
+        rows.append(_row(masked(f"{name}={value}"), name if known else None, resolution, path))
     return rows
+
+
+def _rejection(use: OptionUse) -> str | None:
+    """Why the release's parser rejects a known option as written, in a few words."""
+    if use.match == "ambiguous":
+        return "ambiguous abbreviation of " + " / ".join(use.candidates)
+    error = use.arity_error
+    if use.option is None or error is None:
+        return None
+    for said, reason in _ARITY_REASONS:
+        if said in error:
+            return reason
+    return error.partition(": ")[2] or error
+
+
+_ARITY_REASONS = (
+    ("ignored explicit argument", "takes no value"),
+    ("expected at least one argument", "needs at least one value"),
+    ("expected one argument", "needs a value"),
+)
 
 
 def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> Row:
@@ -109,7 +169,32 @@ def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> R
 
 def _assignment(dest: str, setting: Setting) -> str:
     certainty = "" if setting.certain else " (not certain statically)"
-    return f"{dest} = {setting.value!r}{certainty}"
+    value = setting.value
+    if dest in _SECRET_DESTS and isinstance(value, str) and setting.span is not None:
+        return f"{dest} = {_secret(value, True)!r}{certainty}"
+    return f"{dest} = {masked(repr(value))}{certainty}"
+
+
+# The settings (and keywords) whose whole value is a secret, as VL503 has them.
+_SECRET_DESTS = frozenset({"api_key", "hf_token"})
+
+
+def masked(text: str) -> str:
+    """``text`` with every secret VL503 recognises in it in its masked form."""
+    from vlint.checks.security import secret_kinds
+    from vlint.redaction import mask_secret
+
+    for _what, start, end in reversed(secret_kinds(text)):
+        text = text[:start] + mask_secret(text[start:end]) + text[end:]
+    return text
+
+
+def _secret(value: str, whole: bool) -> str:
+    """``value`` masked whole when it is a secret by its name (not a placeholder)."""
+    from vlint.checks.security import is_placeholder
+    from vlint.redaction import mask_secret
+
+    return mask_secret(value) if whole and not is_placeholder(value) else value
 
 
 def _origin(path: str, span: Span | None) -> str:
@@ -132,17 +217,25 @@ def _table(rows: list[Row]) -> list[str]:
     return [f"  {a:<{written}}  {c:<{origin}}  {b}" for a, b, c in rows]
 
 
-def show_json(paths: Sequence[str], target: str | None, include_defaults: bool = False) -> str:
+def show_json(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> str:
     """The resolved settings of every invocation as JSON (the shape is in the README)."""
-    user_target = catalog.resolve_target(target) if target else None
     report = Report()
-    rows = []
-    for invocation, _source in _invocations(paths, report):
-        for release in user_target or _releases_for(invocation, None, report):
-            resolution = resolve(invocation, catalog.load(release))
-            rows.append(_json_invocation(resolution, include_defaults))
+    rows = [
+        _json_invocation(resolution, include_defaults)
+        for resolution, _source in _resolutions(paths, settings, report)
+    ]
     document = {"version": 1, "invocations": rows, "notes": report.notes}
     return json_dumps(document, default=str) + "\n"
+
+
+def _json_masked(value: Any) -> Any:
+    if isinstance(value, str):
+        return masked(value)
+    if isinstance(value, dict):
+        return {k: _json_masked(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_masked(v) for v in value]
+    return value
 
 
 def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str, object]:
@@ -160,6 +253,18 @@ def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str
         for dest, setting in sorted(resolution.settings.items())
         if include_defaults or setting.span is not None
     }
+    from vlint.checks.secret_in_config import SECRET_VARIABLES
+
+    for dest in _SECRET_DESTS & settings.keys():
+        if isinstance(settings[dest]["value"], str) and settings[dest]["written"]:
+            settings[dest]["value"] = _secret(settings[dest]["value"], True)
+    env = {
+        name: _secret(value, name in SECRET_VARIABLES) for name, value in seen["env"].items()
+    }
+    args = list(seen["args"])
+    for index, arg in enumerate(args[:-1]):
+        if arg == "--api-key":
+            args[index + 1] = _secret(args[index + 1], True)
     return {
         "path": invocation.path,
         "span": _json_span(invocation.anchor),
@@ -168,9 +273,9 @@ def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str
         "launcher": _label(invocation),
         "image": invocation.image,
         "release": str(resolution.release),
-        "args": seen["args"],
-        "env": seen["env"],
-        "settings": settings,
+        "args": _json_masked(args),
+        "env": _json_masked(env),
+        "settings": _json_masked(settings),
     }
 
 

@@ -30,7 +30,7 @@ SAFE_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 def run_pipeline(kind: str, text: str, path: str = "robust.txt") -> list[Finding]:
     """The findings of the pipeline for ``text`` read as ``kind``, checked against the newest
     release (so no file pin, project pin or lock file around the test can change the result)."""
-    return lint_text(path, kind, text, (catalog.newest(),), Report())
+    return lint_text(path, kind, text, (catalog.newest(),), Report(), reraise=True)
 
 
 def offset(text: str, pos: Pos) -> int:

@@ -430,3 +430,24 @@ def test_probe_sandbox_keeps_the_interface_of_the_cached_env(tmp_path: Path) -> 
         argv = Path(f"/proc/{probe.pid}/cmdline").read_text().split("\0")
     assert reply["probe_failure"] is True
     assert argv[1] == "-I" and argv[argv.index("--path") + 1] == str(sources)
+
+
+# ---------------------------------------------------------------------------- what it prints
+
+
+def test_notes_and_errors_on_stderr_are_escaped(repo: Path, fake: FakeVLLM,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A note quotes the file's path, which the repository chose (an OSC 52 clipboard write
+    here); so does the start's line about what happened to the invocation."""
+    folder = repo / "d\x1b]52;c;cHduZWQ=\x07"
+    folder.mkdir()
+    (folder / "Dockerfile").write_text(
+        'FROM vllm/vllm-openai:latest\nCMD ["--model", "m", "--max-num-seqs", "1k"]\n')
+    capsys.readouterr()
+    code = main(["confirm", "--level", "start", "--vllm-python", fake.python, "--isolated",
+                 "--output-format", "concise", "--exit-zero", str(folder.name)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "the image tag means the latest" in err
+    assert "exited with 1" in err

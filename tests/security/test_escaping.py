@@ -116,6 +116,7 @@ def test_output_files_are_valid_utf8_json(tmp_path: Path, capsys: pytest.Capture
     folder = _hostile_folder(tmp_path)
     monkeypatch.chdir(folder)
     out_dir = tmp_path / "out"
+    out_dir.mkdir()
     code, _, err = _run(capsys, "--output-format", "concise", "--output",
                         f"sarif:{out_dir / 'v.sarif'}", "--output", f"json:{out_dir / 'v.json'}",
                         ".")
@@ -146,7 +147,7 @@ def test_show_escapes_names_and_values(
     if fmt == "json":
         assert len(json.loads(out)["invocations"]) >= len(NAMES)
     else:
-        assert out.count("vllm serve, vLLM") >= len(NAMES)
+        assert out.count(": vllm serve, model ") >= len(NAMES)
 
 
 def test_terminal_escape_makes_every_control_visible() -> None:

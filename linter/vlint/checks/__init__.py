@@ -12,6 +12,7 @@ from vlint.checks.base import RuleModule
 MODULES: Mapping[str, str] = {
     "VL001": "unused_suppression",
     "VL002": "unparsable_file",
+    "VL003": "internal_error",
     "VL101": "unknown_flag",
     "VL102": "flag_not_yet_available",
     "VL103": "removed_flag",

@@ -37,12 +37,13 @@ def check(context: Context) -> Iterator[Finding]:
     for use in context.resolution.uses:
         if use.match == "abbrev" and use.resolved_string is not None:
             full = use.resolved_string
+            written = _as_written(full, use.written, context.resolution.invocation.kind)
             yield context.finding(
                 RULE,
                 use.name_span,
                 f"'{use.written}' is an abbreviation of '{full}'",
-                f"write '{full}'; a new flag with the same prefix would make it ambiguous",
-                fix=Fix(f"expand to '{full}'", (Edit(use.name_span, full),), safe=True),
+                f"write '{written}'; a new flag with the same prefix would make it ambiguous",
+                fix=Fix(f"expand to '{written}'", (Edit(use.name_span, written),), safe=True),
             )
         elif use.match == "ambiguous":
             shown = ", ".join(use.candidates[:4]) + (", ..." if len(use.candidates) > 4 else "")
@@ -53,3 +54,15 @@ def check(context: Context) -> Iterator[Finding]:
                 "write the full flag name",
                 severity="error",
             )
+
+
+def _as_written(full: str, written: str, kind: str) -> str:
+    """The full option in the form the file writes options: in a vLLM config file the key, with
+    no leading dashes (vLLM adds them; ``--max-num-seqs:`` would become ``----max-num-seqs``)
+    and the key's own underscores (``max_num_seq:`` becomes ``max_num_seqs:``)."""
+    from vlint.extract.vllm_config import KIND
+
+    if kind != KIND:
+        return full
+    key = full.removeprefix("--")
+    return key.replace("-", "_") if "_" in written else key

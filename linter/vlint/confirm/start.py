@@ -27,7 +27,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -399,17 +399,33 @@ def _launch_env(box: Sandbox, invocation: Invocation) -> dict[str, str]:
     return env
 
 
+def describe(outcome: StartOutcome | str) -> str:
+    """What happened to one invocation, in words (quotes vLLM's output: escape it to print)."""
+    if isinstance(outcome, str):
+        return outcome if outcome.startswith("not run: ") else f"not run: {outcome}"
+    seconds = f"{outcome.seconds:.0f} s"
+    if outcome.state == "healthy":
+        return f"started, /health ok, completion answered in {seconds}"
+    if outcome.state == "unhealthy":
+        return f"started, /health ok, but no completion after {seconds}: {outcome.error}"
+    if outcome.state == "exited":
+        return f"exited with {outcome.returncode} after {seconds}: {outcome.error}"
+    return f"no /health after {seconds}: stopped"
+
+
 def confirm_report(report: Report, python: VLLMPython | str | None = None, *,
                    stand_in_model: bool = False,
                    timeout: float = DEFAULT_TIMEOUT_S,
                    record: list[StartOutcome] | None = None,
-                   roots: Sequence[str] = (), allow_code: bool = False) -> Report:
+                   roots: Sequence[str] = (), allow_code: bool = False,
+                   progress: Callable[[str], None] | None = None) -> Report:
     """Dry-start each command-line invocation of ``report`` (one at a time), annotate every
     finding with the start's verdict, and add VL903 for settings vLLM changed at start and
     VL901 when vLLM would not start and no error finding predicted it.  Each start's outcome
-    is appended to ``record`` when given.  An invocation :func:`vlint.confirm.refusal`
-    refuses is not started (its findings stay unverified) unless ``allow_code``; every
-    address option is bound to 127.0.0.1."""
+    is appended to ``record`` when given, and ``progress`` is told ``PATH:LINE: what
+    happened`` (:func:`describe`) for each invocation.  An invocation
+    :func:`vlint.confirm.refusal` refuses is not started (its findings stay unverified)
+    unless ``allow_code``; every address option is bound to 127.0.0.1."""
     roots = report_roots(report, roots)
     if python is None or isinstance(python, str):
         newest = max(report.targets) if report.targets else None
@@ -444,6 +460,9 @@ def confirm_report(report: Report, python: VLLMPython | str | None = None, *,
                     outcomes[key] = got
                     if record is not None:
                         record.append(got)
+                if progress is not None:
+                    where = f"{invocation.path}:{invocation.anchor.start.line}"
+                    progress(f"{where}: {describe(outcomes[key])}")
             return outcomes[key]
 
         launches = [inv for inv, _ in report.launches]

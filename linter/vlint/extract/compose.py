@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from vlint.model import Invocation, Pos, Span, Token
@@ -64,7 +65,7 @@ def extract(
 
     documents = yamlpos.parse_documents(text)
     if variables is None:
-        variables = read_dotenv(os.path.join(os.path.dirname(path), ".env"))
+        variables = _Budgeted(dotenv_beside(path)[1].variables, MAX_INTERPOLATED)
     source = yamlpos.SourceIndex(text)
     found: list[Invocation] = []
     for document in documents:
@@ -77,29 +78,121 @@ def extract(
 
 
 MAX_DOTENV_VALUE = 16_384  # characters
+# All values together: a small file whose lines each name a long value would otherwise expand
+# to gigabytes (and take minutes).
+MAX_DOTENV_TOTAL = 262_144  # characters
+MAX_DOTENV_SIZE = 2 * 2**20  # bytes, as vlint's default maximum file size
+_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+# The characters the variables of one compose file may put into it: ``${X}`` written 100,000
+# times with X 16 KiB long would otherwise make gigabytes.  Past it a variable is unknown.
+MAX_INTERPOLATED = 1_048_576
+
+
+class _Budgeted(Mapping[str, str]):
+    """``variables`` that stop answering (a variable is then unknown, and stays as written)
+    once their values have been asked for ``budget`` characters in all."""
+
+    def __init__(self, variables: Mapping[str, str], budget: int) -> None:
+        self._variables = variables
+        self._left = budget
+
+    def __getitem__(self, name: str) -> str:
+        value = self._variables[name]
+        if len(value) > self._left:
+            raise KeyError(name)
+        self._left -= len(value)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._variables)
+
+    def __len__(self) -> int:
+        return len(self._variables)
+
+
+@dataclass(frozen=True)
+class Dotenv:
+    """A ``.env`` file's variables, and why some or all are unknown (a note's words), if so."""
+
+    variables: Mapping[str, str]
+    problem: str | None = None
+
+
+def dotenv_beside(path: str) -> tuple[str, Dotenv]:
+    """The ``.env`` file beside the compose file ``path``, and what vlint read of it.
+
+    It is read only inside the compose file's repository (``discover.confined_read``): a
+    symlink out of it, a FIFO or a ``/proc`` file gives no variables and a ``problem``.  Each
+    file is read and interpolated once per content (a run with many compose files shares it).
+    """
+    env = os.path.join(os.path.dirname(path), ".env")
+    try:
+        status = os.stat(env)
+        identity = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    except OSError:
+        identity = None
+    if identity is None and not os.path.lexists(env):
+        return env, Dotenv({})
+    return env, _dotenv(os.path.abspath(env), identity)
 
 
 def read_dotenv(path: str) -> dict[str, str]:
-    """The variables of a ``.env`` file, interpolated among themselves; {} when there is none."""
-    if not os.path.isfile(path):
-        return {}
+    """The variables of a ``.env`` file, interpolated among themselves; {} when there is none
+    or it cannot be read (see ``dotenv_beside``)."""
+    return dict(dotenv_beside(os.path.join(os.path.dirname(path), "compose.yaml"))[1].variables)
+
+
+@lru_cache(maxsize=64)
+def _dotenv(env: str, identity: tuple[int, int, int, int] | None) -> Dotenv:
+    from vlint.discover import Refused, confined_read, linted_roots
+
     try:
-        raw = simple_dotenv(path)
+        data = confined_read(env, linted_roots([env]), MAX_DOTENV_SIZE)
+        # Universal newlines, as python-dotenv reads a file.
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except Refused as refused:
+        return Dotenv({}, f"skipped ({refused.reason})")
+    except UnicodeDecodeError:
+        return Dotenv({}, "skipped (not UTF-8)")
+    try:
+        raw = _simple_dotenv_text(text)
         if raw is None:
+            import io
+
             from dotenv import dotenv_values
 
-            raw = dotenv_values(path, interpolate=False)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
+            raw = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    except ValueError:
+        return Dotenv({})
+    return _resolved(raw)
+
+
+def _resolved(raw: Mapping[str, str | None]) -> Dotenv:
+    """The values interpolated among themselves, within the size limits: a value that would
+    be longer than MAX_DOTENV_VALUE, or come after MAX_DOTENV_TOTAL characters, is left unset
+    (unknown), so that growth stops there and nothing is guessed."""
     resolved: dict[str, str] = {}
+    total = 0
+    over = False
     for name, value in raw.items():
-        if value is not None:
-            text = interpolate(_plain_chars(value), resolved).text
-            # Values that name each other twice can double at every line ("billion laughs"):
-            # a longer one is left unset, so that growth stops here.
-            if len(text) <= MAX_DOTENV_VALUE:
-                resolved[name] = text
-    return resolved
+        if value is None:
+            continue
+        # An upper bound, from the text alone: each reference expands at most once.
+        bound = len(value) + sum(len(resolved.get(m.group(1), ""))
+                                 for m in _REFERENCE.finditer(value))
+        if bound > MAX_DOTENV_VALUE or total + bound > MAX_DOTENV_TOTAL:
+            over = True
+            resolved.pop(name, None)
+            continue
+        text = interpolate(_plain_chars(value), resolved).text
+        total += len(text)
+        resolved[name] = text
+    if not over:
+        return Dotenv(resolved)
+    return Dotenv(resolved, f"values expand to more than {MAX_DOTENV_VALUE:,} characters "
+                            f"each or {MAX_DOTENV_TOTAL:,} in all; those are left unresolved")
 
 
 # A line python-dotenv reads as a comment or as NAME=VALUE with VALUE verbatim: no quote, space,
@@ -112,9 +205,12 @@ def simple_dotenv(path: str) -> dict[str, str | None] | None:
     comments and plain ``NAME=VALUE`` lines, without importing it (it and the logging it imports
     cost a one-file run about 6 ms); None for any other file."""
     with open(path, encoding="utf-8") as stream:  # universal newlines, as python-dotenv reads
-        lines = stream.read().split("\n")
+        return _simple_dotenv_text(stream.read())
+
+
+def _simple_dotenv_text(text: str) -> dict[str, str | None] | None:
     values: dict[str, str | None] = {}
-    for line in lines:
+    for line in text.split("\n"):
         if not _SIMPLE_DOTENV_LINE.fullmatch(line):
             return None
         if line[:1] not in ("", "#"):

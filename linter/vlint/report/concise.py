@@ -1,16 +1,17 @@
-"""One line per finding: ``path:line:col: CODE message``."""
+"""One line per finding: ``path:line:col: CODE [*] [severity] message`` (``[*]``: a safe fix)."""
 
 from __future__ import annotations
 
 from vlint.lint import Report
-from vlint.report.escape import inert, plain_line
+from vlint.report.style import Style, head, line
 
 
-def render(report: Report) -> str:
+def render(report: Report, style: Style = Style()) -> str:
     lines = [
-        f"{inert(f.path)}:{f.span.start.line}:{f.span.start.column}: {f.code} "
-        f"{inert(f.message)}"
-        + (f" [{f.confirmation.state}]" if f.confirmation is not None else "")
+        line(
+            [*head(f, style), f" [{f.confirmation.state}]" if f.confirmation is not None else ""],
+            style,
+        )
         for f in report.findings
     ]
-    return "".join(plain_line(line) + "\n" for line in lines)
+    return "".join(text + "\n" for text in lines)

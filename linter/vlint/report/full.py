@@ -6,6 +6,7 @@ from vlint.lint import Report
 from vlint.model import Confirmation, Finding, Span
 from vlint.redaction import masked_line
 from vlint.report.escape import inert, plain_line
+from vlint.report.style import Style, fixable_summary, head, line, plural
 
 
 def _frame(finding: Finding, text: str | None, redact: tuple[Span, ...] = ()) -> list[str]:
@@ -37,45 +38,55 @@ def confirmation_line(confirmation: Confirmation) -> str:
     return f"{confirmation.state}{by} ({confirmation.level}): {confirmation.message}"
 
 
-def _finding_lines(finding: Finding, source: str | None, redact: tuple[Span, ...]) -> list[str]:
-    start = finding.span.start
+def _finding_lines(
+    finding: Finding, source: str | None, redact: tuple[Span, ...], style: Style
+) -> list[str]:
     out = [
-        f"{inert(finding.path)}:{start.line}:{start.column}: {finding.code} "
-        f"[{finding.severity}] {inert(finding.message)}",
-        *_frame(finding, source, redact),
-        f"  = help: {inert(finding.help)}",
+        line(head(finding, style), style),
+        *(plain_line(row) for row in _frame(finding, source, redact)),
+        line([("  = help: ", "cyan"), finding.help], style),
     ]
     if finding.vllm_versions:
-        out.append(f"  = vLLM: {', '.join(finding.vllm_versions)}")
+        out.append(plain_line(f"  = vLLM: {', '.join(finding.vllm_versions)}"))
     if finding.fix is not None:
         kind = "safe" if finding.fix.safe else "unsafe"
-        out.append(f"  = fix ({kind}): {inert(finding.fix.description)}")
+        out.append(plain_line(f"  = fix ({kind}): {inert(finding.fix.description)}"))
     if finding.confirmation is not None:
-        out.append(f"  = {inert(confirmation_line(finding.confirmation))}")
+        out.append(plain_line(f"  = {inert(confirmation_line(finding.confirmation))}"))
     return out
 
 
-def render(report: Report) -> str:
+def summary(report: Report) -> list[str]:
+    """The closing lines: what was found where, and what ``--fix`` would fix."""
+    targets = ", ".join(str(v) for v in sorted(report.targets))
+    scope = (
+        f"{plural(report.files, 'file')}, {plural(report.invocations, 'vLLM invocation')}; "
+        f"checked against vLLM {targets or 'none'}"
+    )
+    if not report.findings:
+        return [f"All checks passed: {scope}."]
+    counts = [
+        plural(report.count(severity), severity)
+        for severity in ("error", "warning", "info") if report.count(severity)
+    ]
+    found = f"Found {plural(len(report.findings), 'problem')} ({', '.join(counts)}) in {scope}."
+    fixable = fixable_summary(report.findings)
+    return [found] if fixable is None else [found, fixable]
+
+
+def render(report: Report, style: Style = Style()) -> str:
     out: list[str] = []
     # A line may hold several findings' secrets: every frame of a file masks all of them.
     redact: dict[str, tuple[Span, ...]] = {}
     for finding in report.findings:
         redact[finding.path] = redact.get(finding.path, ()) + finding.redact
     for finding in report.findings:
-        out.extend(_finding_lines(finding, report.sources.get(finding.path), redact[finding.path]))
+        source = report.sources.get(finding.path)
+        out.extend(_finding_lines(finding, source, redact[finding.path], style))
         out.append("")
-    errors, warnings, infos = (report.count(s) for s in ("error", "warning", "info"))
-    targets = ", ".join(str(v) for v in sorted(report.targets))
-    scope = (
-        f"{report.files} file(s), {report.invocations} vLLM invocation(s); checked against "
-        f"vLLM {targets or 'none'}"
-    )
-    if report.findings:
-        out.append(
-            f"Found {len(report.findings)} problem(s) ({errors} error(s), {warnings} "
-            f"warning(s), {infos} info) in {scope}."
-        )
-    else:
-        out.append(f"All checks passed: {scope}.")
-    out.extend(f"note: {note}" for note in report.notes)
-    return "".join(plain_line(line) + "\n" for line in out)
+    if not style.quiet:
+        out.extend(plain_line(text) for text in summary(report))
+        out.extend(plain_line(f"note: {note}") for note in report.notes)
+    elif out:
+        out.pop()
+    return "".join(text + "\n" for text in out)

@@ -2,8 +2,11 @@
 
 A fingerprint hashes the rule, the path, the offending source text and which occurrence of that
 text in the file it is — never line numbers — so a finding keeps its identity when lines above
-it move.  A URI percent-encodes the path's bytes, so a file name that is not UTF-8 keeps its
-exact bytes (``bad%FF.sh``); text elsewhere is valid Unicode (see :mod:`vlint.report.escape`).
+it move.  A URI is relative to the repository root (``uriBaseId`` ``%SRCROOT%``, whose
+``file://`` URI ``originalUriBaseIds`` gives; the working directory outside a repository), so
+neither it nor a fingerprint depends on where vlint was run from.  It percent-encodes the
+path's bytes, so a file name that is not UTF-8 keeps its exact bytes (``bad%FF.sh``); text
+elsewhere is valid Unicode (see :mod:`vlint.report.escape`).
 """
 
 from __future__ import annotations
@@ -43,14 +46,37 @@ def _rule(module: RuleModule) -> dict[str, Any]:
     }
 
 
-def uri(path: str) -> str:
-    """A relative POSIX URI reference for ``path`` (relative to the working directory)."""
-    if os.path.isabs(path):
-        try:
-            path = os.path.relpath(path)
-        except ValueError:
-            return PurePath(path).as_uri()
-    return quote(os.fsencode(PurePath(path).as_posix()))
+SRCROOT = "%SRCROOT%"
+
+
+def source_root(report: Report) -> str:
+    """The folder URIs are relative to: the repository of the first finding (or of the working
+    directory), else the working directory."""
+    from vlint.discover import repository_root
+
+    first = report.findings[0].path if report.findings else "."
+    found = repository_root(os.path.dirname(os.path.abspath(first)) if report.findings else ".")
+    return str(found) if found is not None else os.path.realpath(".")
+
+
+def uri(path: str, root: str | None = None) -> str:
+    """A POSIX URI reference for ``path``, relative to ``root`` (the working directory when
+    None); absolute (``file://``) when ``path`` is not inside it."""
+    base = os.path.realpath(root if root is not None else ".")
+    try:
+        relative = os.path.relpath(os.path.realpath(path), base)
+    except ValueError:  # another drive
+        return PurePath(os.path.abspath(path)).as_uri()
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return PurePath(os.path.realpath(path)).as_uri()
+    return quote(os.fsencode(PurePath(relative).as_posix()))
+
+
+def _location(path: str, root: str) -> dict[str, str]:
+    written = uri(path, root)
+    if written.startswith("file:"):
+        return {"uri": written}
+    return {"uri": written, "uriBaseId": SRCROOT}
 
 
 def span_text(source: str | None, span: Span) -> str:
@@ -68,13 +94,14 @@ def span_text(source: str | None, span: Span) -> str:
     return "\n".join([first, *lines[start.line : end.line - 1], last])
 
 
-def fingerprints(report: Report) -> list[str]:
+def fingerprints(report: Report, root: str | None = None) -> list[str]:
     """One stable fingerprint per finding, in ``report.findings`` order."""
+    root = source_root(report) if root is None else root
     seen: dict[tuple[str, str, str], int] = {}
     prints: list[str] = []
     for finding in report.findings:
         text = span_text(report.sources.get(finding.path), finding.span)
-        key = (finding.code, uri(finding.path), text)
+        key = (finding.code, uri(finding.path, root), text)
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
         material = "\0".join((*key, str(occurrence)))
@@ -83,7 +110,7 @@ def fingerprints(report: Report) -> list[str]:
     return prints
 
 
-def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, Any]:
+def _result(finding: Finding, index: int | None, fingerprint: str, root: str) -> dict[str, Any]:
     start, end = finding.span.start, finding.span.end
     rule: dict[str, Any] = {"ruleId": finding.code}
     if index is not None:
@@ -95,7 +122,7 @@ def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, 
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": uri(finding.path)},
+                    "artifactLocation": _location(finding.path, root),
                     "region": {
                         "startLine": start.line,
                         "startColumn": start.column,
@@ -140,9 +167,10 @@ def render(report: Report) -> str:
     indices = {module.RULE.code: i for i, module in enumerate(modules)}
     policies = _policy_rules(report, indices)
     indices.update({rule["id"]: len(modules) + i for i, rule in enumerate(policies)})
+    root = source_root(report)
     results = [
-        _result(finding, indices.get(finding.code), fingerprint)
-        for finding, fingerprint in zip(report.findings, fingerprints(report), strict=True)
+        _result(finding, indices.get(finding.code), fingerprint, root)
+        for finding, fingerprint in zip(report.findings, fingerprints(report, root), strict=True)
     ]
     run = {
         "tool": {
@@ -154,6 +182,7 @@ def render(report: Report) -> str:
                 "rules": [_rule(module) for module in modules] + policies,
             }
         },
+        "originalUriBaseIds": {SRCROOT: {"uri": PurePath(root).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": results,
         "properties": {"targets": [str(v) for v in sorted(report.targets)]},

@@ -55,7 +55,7 @@ def test_one_input(data: bytes) -> None:
     text = rest.decode("utf-8", "replace")
     if choice < 200:
         kind = KINDS[choice % len(KINDS)]
-        lint_text("fuzz.txt", kind, text, TARGET, Report())
+        lint_text("fuzz.txt", kind, text, TARGET, Report(), reraise=True)
     elif choice < 230:
         name = NAMES[choice % len(NAMES)]
         if discover.prefilter(rest, name):
