@@ -18,6 +18,7 @@ import pytest
 
 from vlint import catalog
 from vlint.cli import main
+from vlint.lint import Settings, lint
 
 GUARD_S = 20  # a hang guard, not a time budget: every input below takes well under a second
 MEMORY_CAP = 3 * 1024**3
@@ -436,3 +437,16 @@ def test_row_matches_on_a_huge_value_fails_closed(tmp_path: Path) -> None:
     assert code == 1, err
     (failed,) = [f for f in findings if f["code"] == "ORG001"]
     assert _at(failed)[1] == 26
+
+
+def test_merge_keys_doubled_at_every_level_are_resolved_once(tmp_path: Path) -> None:
+    # <<: [*a, *a] at each of 25 levels: 2**25 merges if each merged mapping is walked again.
+    lines = ["services:", '  x0: &a0 {command: ["--max-num-seqs", "8"]}']
+    lines += [f"  x{i}: &a{i}\n    <<: [*a{i - 1}, *a{i - 1}]" for i in range(1, 26)]
+    lines.append("  llm:\n    image: vllm/vllm-openai:v0.33.0\n    <<: [*a25, *a25]\n"
+                 "    command: [m, --max-num-batched-tokens, 16k]")
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("\n".join(lines) + "\n", "utf-8")
+    report = lint([str(compose)], Settings(target="0.33.0", time_budget=60.0))
+    assert "VL003" not in {f.code for f in report.findings}
+    assert any(f.code == "VL202" for f in report.findings)

@@ -10,8 +10,8 @@ source to give every character of its value the position it came from.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple, TypeGuard
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias, TypeGuard
 
 from vlint.model import Pos
 
@@ -135,10 +135,7 @@ def is_null(node: Node) -> bool:
 
 def mapping_items(node: Node) -> list[tuple[ScalarNode, Node]]:
     """The scalar-keyed entries of a mapping, merge keys applied; the last duplicate wins."""
-    found: dict[str, tuple[ScalarNode, Node]] = {}
-    for key, value in _merged_items(node, depth=0):
-        found[str(key.value)] = (key, value)
-    return list(found.values())
+    return list(_merged(node, 0, {}).values())
 
 
 def mapping_get(node: Node, name: str) -> Node | None:
@@ -148,11 +145,19 @@ def mapping_get(node: Node, name: str) -> Node | None:
     return None
 
 
-def _merged_items(node: Node, depth: int) -> Iterator[tuple[ScalarNode, Node]]:
+_Entries: TypeAlias = "dict[str, tuple[ScalarNode, Node]]"
+
+
+def _merged(node: Node, depth: int, done: dict[int, _Entries]) -> _Entries:
+    """``node``'s entries with its merge keys applied.  Each merged mapping is resolved once
+    (``done``): ``<<: [*a, *a]`` at every level of a chain would otherwise double the work per
+    level."""
     from ruamel.yaml.nodes import MappingNode, SequenceNode
 
     if not isinstance(node, MappingNode) or depth > 32:
-        return
+        return {}
+    if id(node) in done:
+        return done[id(node)]
     own: list[tuple[ScalarNode, Node]] = []
     merged: list[Node] = []
     for key, value in node.value:
@@ -163,9 +168,13 @@ def _merged_items(node: Node, depth: int) -> Iterator[tuple[ScalarNode, Node]]:
         else:
             own.append((key, value))
     # Explicit keys override merged ones; earlier merged mappings override later ones.
+    found: _Entries = {}
     for source in reversed(merged):
-        yield from _merged_items(source, depth + 1)
-    yield from own
+        found.update(_merged(source, depth + 1, done))
+    for key, value in own:
+        found[str(key.value)] = (key, value)
+    done[id(node)] = found
+    return found
 
 
 def sequence_items(node: Node) -> list[Node]:
