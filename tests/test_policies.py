@@ -407,11 +407,16 @@ def test_an_installed_pack(
         return code, [f"{f['line']}:{f['column']}: {f['code']}" for f in json.loads(out)["findings"]]
 
     # A pack is loaded only where the command line or the configuration names it.
-    assert codes("--isolated") == (0, [])
+    # No pack named: ORG and ACME name no policy of the run, an unknown code (exit 2).
+    code, _, err = _cli(capsys, "--select", "ORG,ACME", "--isolated", "run.sh")
+    assert code == 2 and "unknown code 'ORG'" in err
     assert codes("--isolated", "--policy-pack", "acme,acme-text") == (
         1, ["1:1: ACME002", "1:29: ORG001"])
     (project / "vlint.toml").write_text('policy-packs = ["acme-text"]\n', "utf-8")
-    assert codes() == (1, ["1:1: ACME002"])
+    code, _, err = _cli(capsys, "--select", "ORG,ACME", "run.sh")
+    assert code == 2 and "unknown code 'ORG'" in err  # ORG001 is in the pack not named
+    code, out, _ = _cli(capsys, "--select", "ACME", "--output-format", "json", "run.sh")
+    assert [f["code"] for f in json.loads(out)["findings"]] == ["ACME002"]
     code, _, err = _cli(capsys, "--policy-pack", "nope", "run.sh")
     assert code == 2 and "policy pack 'nope' is not installed" in err
 

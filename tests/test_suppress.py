@@ -99,10 +99,17 @@ def test_html_comment_form_by_line() -> None:
     assert [(e.code, e.span.start) for e in directive.entries] == [("VL202", Pos(2, 20))]
 
 
-def test_codes_that_are_not_codes_are_skipped() -> None:
-    assert directives("run.sh", "x  # vlint: ignore[E501]\n") == []
-    (directive,) = directives("run.sh", "x  # vlint: ignore[E501, VL2]\n")
-    assert [e.code for e in directive.entries] == ["VL2"]
+def test_codes_that_are_not_codes_are_unknown_codes(tmp_path: Path) -> None:
+    # Every word in the brackets is an entry (a rule name as its code); apply() reports those
+    # that name nothing as VL001, and they suppress nothing.
+    (directive,) = directives("run.sh", "x  # vlint: ignore[E501, VL2, unknown-flag]\n")
+    assert [e.code for e in directive.entries] == ["E501", "VL2", "VL101"]
+    text = f"{LAUNCH}  # vlint: ignore[E501]\n"
+    found = _lint(tmp_path, text)
+    assert "1:43 VL101" in found and "1:75 VL001" in found
+    (unknown,) = [f for f in lint([str(tmp_path / "run.sh")], Settings(target="0.33.0")).findings
+                  if f.code == "VL001"]
+    assert unknown.message == "unknown code 'E501' in a suppression"
 
 
 def test_unused_suppression_points_at_the_code(tmp_path: Path) -> None:

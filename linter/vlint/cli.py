@@ -14,7 +14,8 @@ from vlint import __version__, outputs
 from vlint.config import ConfigError
 
 if TYPE_CHECKING:
-    from vlint.lint import Report
+    from vlint.lint import Report, Settings
+    from vlint.policy import Policy
     from vlint.report.style import Style
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -30,8 +31,32 @@ LAZY_COMMANDS = {
 }
 
 
-def _codes(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+def codes(values: Sequence[str], option: str) -> tuple[str, ...]:
+    """The codes of a ``--select``-like option (comma-separated, repeatable; rule names become
+    their codes): a usage error (exit 2) for one no rule has.  Policy ids are checked once the
+    run's policies are known (``check_policy_codes``)."""
+    from vlint.filtering import Known, UnknownCode
+
+    written = [code for value in values for code in value.split(",") if code.strip()]
+    try:
+        return Known(None).codes(written)
+    except UnknownCode as unknown:
+        raise click.UsageError(f"{option}: {unknown}") from None
+
+
+def check_policy_codes(settings: Settings, policies: Sequence[Policy]) -> None:
+    """A usage error for a code of ``--select``, ``--extend-select`` or ``--ignore`` (in
+    ``settings``) that neither a rule nor one of the run's ``policies`` has."""
+    from vlint.filtering import Known, UnknownCode
+
+    known = Known(policies)
+    options = {"--select": settings.select, "--extend-select": settings.extend_select,
+               "--ignore": settings.ignore}
+    for option, given in options.items():
+        try:
+            known.codes(given)
+        except UnknownCode as unknown:
+            raise click.UsageError(f"{option}: {unknown}") from None
 
 
 class _LazyGroup(click.Group):
@@ -80,8 +105,13 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
         click.option("--policy-pack", multiple=True, metavar="NAMES",
                      help="Load these installed policy packs (comma-separated, repeatable)."),
         click.option("--stdin-filename", metavar="NAME",
-                     help="The name to lint standard input as, when a path is '-'."),
+                     help="The name to lint standard input as (it sets the kind: compose.yaml, "
+                     "run.sh...); implies '-' when no path is given.  Standard input whose "
+                     "kind cannot be told is linted as shell."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings."),
+        click.option("--fail-on-empty", is_flag=True,
+                     help="Exit 1 when the paths hold no vLLM launch at all (nothing was "
+                     "checked), even with --exit-zero."),
         click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
                      help="Processes that lint the files launching vLLM; 0 chooses: one per CPU "
                      "when there are enough such files, else one."),
@@ -147,6 +177,7 @@ def _run_check(
     ignore: tuple[str, ...],
     stdin_filename: str | None,
     exit_zero: bool,
+    fail_on_empty: bool = False,
     fix: bool = False,
     unsafe_fixes: bool = False,
     diff: bool = False,
@@ -171,15 +202,16 @@ def _run_check(
     check_target(target_version)
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
+    if not paths and stdin_filename is not None:
+        paths = ("-",)
     named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]
-    stdin_text = sys.stdin.read() if "-" in paths else None
     flags = Settings(
         target=target_version,
-        select=_codes(select),
-        ignore=_codes(ignore),
-        stdin_text=stdin_text,
+        select=codes(select, "--select"),
+        ignore=codes(ignore, "--ignore"),
+        extend_select=codes(extend_select, "--extend-select"),
+        stdin_text=sys.stdin.read() if "-" in paths else None,
         stdin_filename=stdin_filename,
-        extend_select=_codes(extend_select),
         jobs=jobs,
     )
     packs = [name.strip() for value in policy_pack for name in value.split(",") if name.strip()]
@@ -192,29 +224,56 @@ def _run_check(
     style = Style(colour=use_colour(colour), quiet=quiet)
     with _progress(no_progress or quiet > 0):
         report = lint(list(paths) or ["."], settings)
+    check_policy_codes(flags, _run_policies(settings))
     fixed = None
+    # Fixing standard input prints its fixed text, alone, on standard output (as an editor
+    # integration reads it); everything else goes to standard error.
+    to_stderr = fix and not diff and "-" in paths
     if fix or diff:
         from vlint.cli_fix import apply_or_diff
 
         report, fixed = apply_or_diff(
             list(paths) or ["."], settings, report, unsafe_fixes, diff, quiet=quiet
         )
-    _print(report, output_format, style, statistics)
+    _print(report, output_format, style, statistics, to_stderr)
     outputs.write_outputs(report, output)
-    if output_format != "full" and not quiet:
+    if (output_format != "full" or to_stderr) and not quiet:
         from vlint.report.escape import plain_line
 
-        for note in report.notes:
+        notes = report.notes if output_format != "full" else []
+        for note in notes:
             click.echo(plain_line(f"note: {note}"), err=True)
     if (fixed is not None or unsafe_fixes) and not quiet:
         from vlint.cli_fix import summarise
 
-        summarise(report, fixed, unsafe_fixes, to_stderr=output_format != "full")
+        summarise(report, fixed, unsafe_fixes, to_stderr=output_format != "full" or to_stderr)
+    empty = report.invocations == 0
+    if empty and quiet < 2:
+        click.echo(_nothing_checked(report.files), err=True)
+    if empty and fail_on_empty:
+        raise SystemExit(1)
     raise SystemExit(0 if exit_zero or not report.failed() else 1)
 
 
-def _print(report: Report, output_format: str, style: Style, statistics: bool) -> None:
-    """The findings (or ``--statistics``) on standard output, in colour where ``style`` says."""
+def _nothing_checked(files: int) -> str:
+    from vlint.report.style import plural
+
+    return f"warning: no vLLM launch found in {plural(files, 'file')}: nothing was checked"
+
+
+def _run_policies(settings: Settings) -> tuple[Policy, ...]:
+    """The policies of every settings the run used (each file's, with its configuration)."""
+    from vlint.config import Nearest
+
+    per_file = settings.per_file
+    return per_file.policies() if isinstance(per_file, Nearest) else settings.policies
+
+
+def _print(
+    report: Report, output_format: str, style: Style, statistics: bool, to_stderr: bool = False
+) -> None:
+    """The findings (or ``--statistics``) on standard output (or error), in colour where
+    ``style`` says."""
     from vlint.report import renderer
 
     if style.quiet > 1:
@@ -230,7 +289,7 @@ def _print(report: Report, output_format: str, style: Style, statistics: bool) -
         text = (full if output_format == "full" else concise).render(report, style)
     else:
         text = renderer(output_format).render(report)
-    click.echo(text, nl=False, color=style.colour)
+    click.echo(text, nl=False, color=style.colour, err=to_stderr)
 
 
 @contextmanager

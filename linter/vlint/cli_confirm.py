@@ -41,10 +41,6 @@ JOBS_HELP = ("Accepted as for check; confirm lints in one process (it needs ever
              "a time.")
 
 
-def _codes(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
-
-
 def _check_params() -> list[click.Parameter]:
     """check's parameters named in SHARED, in that order (``--jobs`` documented for confirm)."""
     from vlint.cli import _check_options
@@ -112,19 +108,24 @@ def confirm_command(
     """Lint PATHS, then confirm each finding with a real vLLM: confirmed, refuted or
     unverified; what vLLM reports that no finding predicted is VL901/VL902."""
     from vlint import config
-    from vlint.cli import check_target
+    from vlint.cli import check_policy_codes, check_target, codes
     from vlint.confirm import Interrupted, ProbeError, stopping_children
     from vlint.lint import Settings
 
     check_target(target_version)
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
+    if not paths and stdin_filename is not None:
+        paths = ("-",)
     named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]
+    flags = Settings(
+        target=target_version, select=codes(select, "--select"),
+        ignore=codes(ignore, "--ignore"), extend_select=codes(extend_select, "--extend-select"),
+        stdin_filename=stdin_filename)
     loaded = config.for_run(named, config_path, isolated)
-    settings = config.merge(loaded, Settings(
-        target=target_version, select=_codes(select), ignore=_codes(ignore),
-        extend_select=_codes(extend_select),
-        stdin_text=sys.stdin.read() if "-" in paths else None, stdin_filename=stdin_filename))
+    settings = config.merge(loaded, flags)
+    check_policy_codes(flags, settings.policies)
+    settings = replace(settings, stdin_text=sys.stdin.read() if "-" in paths else None)
     try:
         with stopping_children():
             report = _run(list(paths) or ["."], named, settings, level, vllm_python,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import click
 
@@ -17,7 +18,10 @@ def apply_or_diff(
     paths: Sequence[str], settings: Settings, report: Report, unsafe: bool, diff: bool,
     quiet: int = 0,
 ) -> tuple[Report, list[Change]]:
-    """Write the fixes and re-lint; with ``diff``, print them and exit (1 if any)."""
+    """Write the fixes and re-lint; with ``diff``, print them and exit (1 if any).
+
+    Standard input is never written: its fixed text (as read when nothing applies) is printed
+    on standard output, and the re-lint reads that text."""
     changes = plan(report, settings, unsafe)
     if diff:
         if quiet < 2:
@@ -27,7 +31,12 @@ def apply_or_diff(
         raise SystemExit(1 if changes else 0)
     written: list[Change] = []
     failed: dict[str, str] = {}
+    stdin_text = settings.stdin_text
     for change in changes:
+        if change.stdin:
+            stdin_text = change.after
+            written.append(change)
+            continue
         try:
             if write(change):
                 written.append(change)
@@ -35,8 +44,10 @@ def apply_or_diff(
             failed[change.path] = f"{change.path}: not fixed ({refused.reason})"
         except OSError as error:  # a read-only folder, a full disk: the original is kept
             failed[change.path] = f"{change.path}: not fixed ({error.strerror or error})"
+    if stdin_text is not None:
+        _echo_raw(stdin_text)
     if written:
-        report = lint(paths, settings)
+        report = lint(paths, replace(settings, stdin_text=stdin_text))
     for change in changes:
         if change not in written and change.path not in failed:
             report.notes.append(
@@ -78,9 +89,20 @@ def _fixes(changes: Sequence[Change]) -> str:
 def shown_diff(diff: str, environ: Mapping[str, str] = os.environ) -> str:
     """``diff`` as ``--diff`` prints it: escaped line by line (every control character
     visible, no workflow command) for a terminal or a GitHub Actions log, where a person reads
-    it; raw for a pipe or a file, where ``patch`` or ``git apply`` reads it."""
+    it; raw for a pipe or a file, where ``patch`` or ``git apply`` reads it.  Fixed standard
+    input is printed by the same rule (raw for the editor that reads it)."""
     if environ.get("GITHUB_ACTIONS") != "true" and not sys.stdout.isatty():
         return diff
     from vlint.report.escape import plain_line
 
     return "".join(plain_line(line) + "\n" for line in diff.splitlines())
+
+
+def _echo_raw(text: str) -> None:
+    """``text`` on standard output as ``shown_diff`` shows it; bytes that were not UTF-8 on
+    standard input go back as they came."""
+    shown = shown_diff(text)
+    try:
+        click.echo(shown, nl=False)
+    except UnicodeEncodeError:
+        click.echo(shown.encode("utf-8", "surrogateescape"), nl=False)

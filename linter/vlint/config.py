@@ -95,6 +95,10 @@ class Nearest:
             self._settings[found] = merge(loaded, self._flags, self._packs, self._untrusted)
         return self._settings[found]
 
+    def policies(self) -> tuple[Policy, ...]:
+        """The policies of every file's settings made so far."""
+        return tuple(p for settings in self._settings.values() for p in settings.policies)
+
     def config_of(self, folder: str) -> Path | None:
         """The configuration file at or above ``folder`` (absolute), within its repository."""
         walked: list[str] = []
@@ -268,6 +272,8 @@ def merge(
     installed = _packs(named, tuple(untrusted)) if named else ()
     if config is None:
         return replace(flags, policies=_unique(flags.policies + installed))
+    policies = _unique(flags.policies + config.policies + installed)
+    _check_codes(config, policies)
     return replace(
         flags,
         target=flags.target or config.target_version,
@@ -278,10 +284,28 @@ def merge(
         exclude=config.exclude,
         severity=config.severity,
         config_dir=str(config.folder),
-        policies=_unique(flags.policies + config.policies + installed),
+        policies=policies,
         warnings_as_errors=config.warnings_as_errors,
         fail_on=config.fail_on,
     )
+
+
+def _check_codes(config: Config, policies: Sequence[Policy]) -> None:
+    """ConfigError for a code the configuration names that no rule or policy of it has."""
+    from vlint.filtering import Known, UnknownCode
+
+    known = Known(policies)
+    keys = {
+        "select": config.select or (), "extend-select": config.extend_select,
+        "ignore": config.ignore or (),
+        "per-file-ignores": tuple(c for _, codes in config.per_file_ignores for c in codes),
+        "severity": tuple(code for code, _ in config.severity),
+    }
+    for key, codes in keys.items():
+        try:
+            known.codes(codes)
+        except UnknownCode as unknown:
+            raise ConfigError(f"invalid config: {config.path}: {key}: {unknown}") from None
 
 
 @cache

@@ -19,6 +19,8 @@ from vlint.model import Finding, Fix, Pos, Span
 
 # Fixing, re-linting and fixing again settles edits that overlapped in an earlier round.
 MAX_ROUNDS = 4
+# Begins what a finding's help says of a fix the targeted releases disagree on.
+NOT_FIXED = "not fixed: "
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Change:
     fixes: int
     # The folders the file may be written in (the run's linted roots).
     roots: tuple[Path, ...] = ()
+    # Standard input: printed fixed, never written.
+    stdin: bool = False
 
 
 def agreed_fixes(findings: Sequence[Finding], releases: Sequence[Version]) -> list[Finding]:
@@ -44,13 +48,52 @@ def agreed_fixes(findings: Sequence[Finding], releases: Sequence[Version]) -> li
         groups.setdefault((finding.code, finding.span), []).append(finding)
     # Per group, not per finding: aliased YAML repeats one token (one span) thousands of times.
     verdicts = {key: _agreement(group, wanted) for key, group in groups.items()}
+    why = {key: _disagreement(group, releases) for key, group in groups.items()
+           if not verdicts[key][0]}
     agreed: list[Finding] = []
     for finding in findings:
-        same_fix, same_alternative = verdicts[(finding.code, finding.span)]
+        key = (finding.code, finding.span)
+        same_fix, same_alternative = verdicts[key]
         fix = finding.fix if same_fix else None
         alternative = finding.alternative if same_alternative else None
-        agreed.append(replace(finding, fix=fix, alternative=alternative))
+        reason = why.get(key)
+        help_text = finding.help if reason is None else f"{finding.help}; {reason}"
+        agreed.append(replace(finding, fix=fix, alternative=alternative, help=help_text))
     return agreed
+
+
+def _disagreement(group: Sequence[Finding], releases: Sequence[Version]) -> str | None:
+    """Why no fix is applied where the releases' findings offer different fixes (or only some
+    releases have the finding): ``not fixed: 0.31.0 and 0.32.0 spell it '--no-x', 0.33.0
+    '--disable-x'; pick one with --target-version``.  None when no release offers a fix."""
+    from vlint.lint import release_list
+
+    by_fix: dict[Fix | None, list[str]] = {}
+    for member in group:
+        by_fix.setdefault(member.fix, []).extend(member.vllm_versions)
+    if all(fix is None for fix in by_fix):
+        return None
+    covered = {version for versions in by_fix.values() for version in versions}
+    missing = [str(r) for r in releases if str(r) not in covered]
+    parts: list[str] = []
+    for fix, versions in sorted(by_fix.items(), key=lambda item: min(map(Version, item[1]))):
+        named = release_list(sorted(set(versions), key=Version))
+        spelling = _spelling(fix)
+        if spelling is not None:
+            said = any(" spell it " in part for part in parts)
+            parts.append(f"{named} {spelling}" if said else f"{named} spell it {spelling}")
+        else:
+            parts.append(f"{named}: {fix.description}" if fix else f"{named} have no fix")
+    if missing:
+        parts.append(f"{group[0].code} does not apply to {release_list(missing)}")
+    return f"{NOT_FIXED}{', '.join(parts)}; pick one with --target-version"
+
+
+def _spelling(fix: Fix | None) -> str | None:
+    """The text a one-edit fix writes, quoted; None for any other fix."""
+    if fix is None or len(fix.edits) != 1 or not fix.edits[0].replacement:
+        return None
+    return f"'{fix.edits[0].replacement}'"
 
 
 def _agreement(group: Sequence[Finding], wanted: set[str]) -> tuple[bool, bool]:
@@ -133,19 +176,20 @@ def _conflicts(edits: list[tuple[int, int, str]], taken: list[tuple[int, int, st
 
 
 def plan(report: Report, settings: Settings, unsafe: bool) -> list[Change]:
-    """The change fixing would make to each file of ``report``, settled over a few rounds."""
-    # Standard input has no file to write back to.
+    """The change fixing would make to each file of ``report`` (standard input's marked
+    ``stdin``), settled over a few rounds."""
     stdin_name = (settings.stdin_filename or "-") if settings.stdin_text is not None else None
     by_path: dict[str, list[Finding]] = {}
     for finding in report.findings:
-        if finding.path != stdin_name and finding.path in report.sources:
+        if finding.path in report.sources:
             by_path.setdefault(finding.path, []).append(finding)
     changes: list[Change] = []
     for path, findings in by_path.items():
         source = report.sources[path]
         after, fixes = _settle(path, source, findings, settings, unsafe)
         if fixes and after != source:
-            changes.append(Change(path, source.encode("utf-8"), after, fixes, report.roots))
+            changes.append(Change(path, source.encode("utf-8"), after, fixes, report.roots,
+                                  stdin=path == stdin_name))
     return changes
 
 

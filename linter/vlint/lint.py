@@ -21,6 +21,10 @@ from vlint.model import SEVERITY_RANK, Finding, Invocation, Pos, Severity, Span
 
 
 MAX_FILE_SIZE = 2 * 2**20  # bytes
+STDIN_AS_SHELL = (
+    "standard input linted as shell: its kind cannot be told from its first line "
+    "(--stdin-filename NAME sets the kind, e.g. compose.yaml)"
+)
 # Seconds of wall time one file may take (``Settings.time_budget`` overrides it): far more than
 # any deployment file needs, and a crafted one cannot hold a CI run for long.
 FILE_TIME_BUDGET = 10.0
@@ -122,6 +126,7 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     for group in groups:
         _finish(report, group)
     report.findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
+    _note_not_fixed(report)
     targeted = settings.target or any(group.releases is not None for group in groups)
     if not targeted and not report.targets:
         report.targets.add(catalog.newest())
@@ -132,6 +137,16 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
             f"{catalog.newest()} (use --target-version)",
         )
     return report
+
+
+def _note_not_fixed(report: Report) -> None:
+    from vlint.fix import NOT_FIXED
+
+    count = sum(1 for finding in report.findings if NOT_FIXED in finding.help)
+    if count:
+        fixes = "1 fix" if count == 1 else f"{count} fixes"
+        report.notes.append(f"{fixes} not applied: the targeted releases disagree (each "
+                            "finding's help says how; pick one with --target-version)")
 
 
 @dataclass
@@ -235,7 +250,7 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
     given = [(settings.stdin_filename or "-") if path == "-" else path for path in paths]
     report.roots = linted_roots(given)
     noted: set[str] = set()
-    for path in paths:
+    for path in dict.fromkeys(paths):
         yield from ignore_notes(path) if path != "-" else ()
     for path in _expand(paths, settings):
         if path == "-":
@@ -259,13 +274,17 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
         if not prefilter(data, name):
             continue
         kind = kind_of(name, data)
-        if kind is None:
+        unnamed = path == "-" and settings.stdin_filename in (None, "-")
+        if kind is None and not unnamed:
             continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             yield f"{name}: skipped (not UTF-8)"
             continue
+        if kind is None:
+            kind = "shell"
+            yield STDIN_AS_SHELL
         if kind == "compose":
             yield from _dotenv_note(name, noted)
         yield name, kind, text, None
@@ -368,14 +387,20 @@ def _absorb(report: Report, part: Report) -> None:
 
 
 def _expand(paths: Sequence[str], settings: Settings) -> Iterable[str]:
+    """The files of ``paths``, each once however often it is given (twice, as ``./x`` and
+    ``x``, or by a folder that holds it): the first spelling wins."""
+    import os
+
     from vlint.discover import walk
 
     excluded = _excluded(settings)
-    for path in paths:
-        if path == "-":
-            yield path
-        else:
-            yield from walk([path], excluded)
+    seen: set[str] = set()
+    for path in dict.fromkeys(paths):
+        for each in [path] if path == "-" else walk([path], excluded):
+            key = each if each == "-" else os.path.normpath(os.path.abspath(each))
+            if key not in seen:
+                seen.add(key)
+                yield each
 
 
 def _excluded(settings: Settings) -> PathMatcher | None:
@@ -682,7 +707,7 @@ def _merge(findings: list[Finding]) -> list[Finding]:
     merged: list[Finding] = []
     for (_, _, _, message, help_text), group in groups.items():
         versions = sorted({v for f in group for v in f.vllm_versions}, key=Version)
-        label = "vLLM " + _release_list(versions)
+        label = "vLLM " + release_list(versions)
         merged.append(
             replace(
                 group[0],
@@ -694,7 +719,8 @@ def _merge(findings: list[Finding]) -> list[Finding]:
     return merged
 
 
-def _release_list(versions: Sequence[str]) -> str:
+def release_list(versions: Sequence[str]) -> str:
+    """``0.31.0 and 0.32.0``, ``0.30.0 to 0.33.0`` (every known release between), or a list."""
     if len(versions) <= 2:
         return " and ".join(versions)
     known = [str(v) for v in catalog.known_releases()]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -28,14 +28,13 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import ScalarNode
 
     from vlint.extract.yamlpos import SourceIndex
+    from vlint.filtering import Known, UnknownCode
 
 ANNOTATION = "vlint.dev/ignore"
 _DIRECTIVE = re.compile(
     r"(?:#|<!--)[ \t]*vlint:[ \t]*(?P<kind>ignore-file|ignore)(?![\w-])"
     r"(?:\[(?P<codes>[^\]\n]*)\])?"
 )
-# vlint's codes, its built-in policies (VLP001) and user policy ids or prefixes (ORG001, ORG).
-_CODE = re.compile(r"VL\d{1,3}|VLP\d{1,3}|(?!VL)[A-Z]{2}[A-Z_]*\d*")
 _YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -56,11 +55,11 @@ class Directive:
     # the blanks before it (None for an annotation, whose YAML a removal could break).
     removal: Span | None = None
 
-    def matching(self, finding: Finding) -> Iterator[int]:
-        """The entries that suppress ``finding``."""
+    def matching(self, finding: Finding, unknown: Container[int] = ()) -> Iterator[int]:
+        """The entries that suppress ``finding`` (an ``unknown`` one suppresses nothing)."""
         if self.first_line <= finding.span.start.line <= self.last_line:
             for index, entry in enumerate(self.entries):
-                if finding.code.startswith(entry.code):
+                if index not in unknown and finding.code.startswith(entry.code):
                     yield index
 
 
@@ -150,20 +149,23 @@ def _comment_entries(match: re.Match[str], locate: Callable[[int], Pos]) -> tupl
 
 
 def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
+    """Every word of ``written`` as an entry: a rule name as its code, anything else as
+    written, upper-cased (``apply`` reports the codes that name nothing)."""
+    from vlint.filtering import rule_code
+
     entries = []
     words = list(re.finditer(r"[^,\s]+", written))
     for number, code in enumerate(words):
-        if _CODE.fullmatch(code[0].upper()):
-            start, end = offset + code.start(), offset + code.end()
-            # With its separator: the one after it, or for the last code the one before it.
-            if number + 1 < len(words):
-                cut = (start, offset + words[number + 1].start())
-            elif number > 0:
-                cut = (offset + words[number - 1].end(), end)
-            else:
-                cut = None
-            removal = Span(locate(cut[0]), locate(cut[1])) if cut else None
-            entries.append(Entry(code[0].upper(), Span(locate(start), locate(end)), removal))
+        start, end = offset + code.start(), offset + code.end()
+        # With its separator: the one after it, or for the last code the one before it.
+        if number + 1 < len(words):
+            cut = (start, offset + words[number + 1].start())
+        elif number > 0:
+            cut = (offset + words[number - 1].end(), end)
+        else:
+            cut = None
+        removal = Span(locate(cut[0]), locate(cut[1])) if cut else None
+        entries.append(Entry(rule_code(code[0]), Span(locate(start), locate(end)), removal))
     return tuple(entries)
 
 
@@ -204,47 +206,80 @@ Selected = Callable[[str, str], bool]
 
 
 def apply(
-    findings: list[Finding], sources: Mapping[str, str], selected: Selected
+    findings: list[Finding], sources: Mapping[str, str], selected: Selected,
+    known: Known | None = None,
 ) -> list[Finding]:
     """The findings no suppression covers, plus a VL001 for every suppression entry that
-    covered nothing, unless its code is not selected for that file anyway."""
+    covered nothing, unless its code is not selected for that file anyway, and for every code
+    that ``known`` (vlint's codes and names, and the run's policies) does not know: such a code
+    suppresses nothing."""
+    from vlint.filtering import Known, UnknownCode
+
+    known = known or Known(())
     by_path = {path: directives(path, text) for path, text in sources.items()}
+    unknown: dict[tuple[str, int], dict[int, UnknownCode]] = {}
+    for path, found in by_path.items():
+        for number, directive in enumerate(found):
+            unknown[path, number] = _unknown(directive, known)
     used: set[tuple[str, int, int]] = set()
     kept = []
     for finding in findings:
         hits = [
             (finding.path, number, index)
             for number, directive in enumerate(by_path.get(finding.path, ()))
-            for index in directive.matching(finding)
+            for index in directive.matching(finding, unknown[finding.path, number])
         ]
         used.update(hits)
         if not hits:
             kept.append(finding)
     for path, found in by_path.items():
         for number, directive in enumerate(found):
+            wrong = unknown[path, number]
             unused = [
-                entry for index, entry in enumerate(directive.entries)
-                if (not entry.code or selected(path, entry.code))
+                (entry, wrong.get(index)) for index, entry in enumerate(directive.entries)
+                if (not entry.code or index in wrong or selected(path, entry.code))
                 and (path, number, index) not in used
             ]
             whole = len(unused) == len(directive.entries)
-            for entry in unused:
-                kept.append(_unused(path, entry, directive.removal if whole else entry.removal))
+            for entry, problem in unused:
+                removal = directive.removal if whole else entry.removal
+                kept.append(_unused(path, entry, removal, problem))
     return kept
 
 
-def _unused(path: str, entry: Entry, removal: Span | None) -> Finding:
+def _unknown(directive: Directive, known: Known) -> dict[int, UnknownCode]:
+    from vlint.filtering import UnknownCode
+
+    found: dict[int, UnknownCode] = {}
+    for index, entry in enumerate(directive.entries):
+        try:
+            if entry.code:
+                known.code(entry.code)
+        except UnknownCode as unknown:
+            found[index] = unknown
+    return found
+
+
+def _unused(
+    path: str, entry: Entry, removal: Span | None, unknown: UnknownCode | None = None
+) -> Finding:
     from vlint.checks.base import rule_finding
     from vlint.checks.unused_suppression import RULE
     from vlint.model import Edit, Fix
 
     what = f"'{entry.code}'" if entry.code else "every code"
+    message = f"unused suppression for {what}"
+    help_text = "remove it: no finding it covers is reported here"
+    if unknown is not None:
+        meant = f"did you mean '{unknown.meant}'? " if unknown.meant else ""
+        message = f"unknown code '{unknown.shown}' in a suppression"
+        help_text = f"{meant}no rule or policy has this code, so it suppresses nothing"
     return rule_finding(
         RULE,
         path,
         entry.span,
-        f"unused suppression for {what}",
-        "remove it: no finding it covers is reported here",
+        message,
+        help_text,
         fix=Fix("remove the unused suppression", (Edit(removal, ""),), safe=True)
         if removal is not None else None,
     )

@@ -2,6 +2,15 @@
     Reports a ``# vlint: ignore[...]`` (or ``<!-- vlint: ignore[...] -->``, ``ignore-file``,
     or the ``vlint.dev/ignore`` annotation) that suppresses nothing.
 
+    It also reports every code in one that no rule or policy of the run has (``unknown code
+    'VL999' in a suppression``, with a did-you-mean): a misspelt code suppresses nothing.
+    Rule names (``unknown-flag``) are accepted as their codes.
+
+    An unknown code on the command line or in a configuration file is a usage error (exit 2),
+    but one in a comment is this finding: the comment may sit in a stranger's pull request,
+    and a usage error would stop the run and print none of the file's other findings, while a
+    finding points at the line, can be fixed (removed) and keeps every other result.
+
 Why is this bad?
     A suppression outlives the problem it hid: after the flag is fixed or the release changes,
     the comment stays and would silently hide the next, different problem on that line.
