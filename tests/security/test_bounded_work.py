@@ -450,3 +450,42 @@ def test_merge_keys_doubled_at_every_level_are_resolved_once(tmp_path: Path) -> 
     report = lint([str(compose)], Settings(target="0.33.0", time_budget=60.0))
     assert "VL003" not in {f.code for f in report.findings}
     assert any(f.code == "VL202" for f in report.findings)
+
+
+def test_nested_compose_defaults_are_bounded_and_messages_elide_long_values(
+    tmp_path: Path,
+) -> None:
+    # 900 nested ${A:-...} defaults, forty times: no RecursionError (VL003), and the duplicate
+    # flags are reported with their values elided, not quoted whole.
+    value = "${A:-" * 900 + "x" + "}" * 900
+    command = ", ".join([f'"--max-model-len", "{value}"'] * 40)
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text("services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n"
+                       f"    command: [m, {command}]\n", "utf-8")
+    report = lint([str(compose)], Settings(target="0.33.0", time_budget=60.0))
+    codes = {f.code for f in report.findings}
+    assert "VL003" not in codes and "VL109" in codes
+    assert all(len(f.message) <= 1000 and len(f.help) <= 1000 for f in report.findings)
+
+
+def test_a_huge_unknown_flag_is_quoted_elided(tmp_path: Path) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve m --" + "x" * 50_000 + " 1\n", "utf-8")
+    (finding,) = lint([str(script)], Settings(target="0.33.0")).findings
+    assert finding.code == "VL101" and len(finding.message) <= 1000
+
+
+def test_a_code_frame_shows_a_window_of_a_huge_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve m " + "--max-num-seqs 8 " * 5_000 + "--max-model-len 16k\n",
+                      "utf-8")
+    assert main(["--target-version", "0.33.0", "--select", "VL202", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert len(out) < 5_000
+    frame = [row for row in out.splitlines() if row.startswith("1 | ")]
+    caret = [row for row in out.splitlines() if "^" in row and "ambiguous-unit-suffix" in row]
+    assert frame and frame[0].startswith("1 | …") and frame[0].endswith("16k")
+    # The carets still stand under '16k'.
+    assert caret and caret[0].index("^") == frame[0].index("16k")

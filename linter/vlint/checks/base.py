@@ -89,8 +89,8 @@ def rule_finding(
         code=rule.code,
         name=rule.name,
         severity=severity or rule.severity,
-        message=message,
-        help=help,
+        message=_bounded(message),
+        help=_bounded(help),
         path=path,
         span=span,
         vllm_versions=vllm_versions,
@@ -98,6 +98,15 @@ def rule_finding(
         alternative=alternative,
         redact=redact,
     )
+
+
+# A message or help line quotes what was written, which can be as long as the file: past this
+# many characters it is elided (a rule quoting a value should elide it itself, more tightly).
+TEXT_MAX = 1000
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1] + "…"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:

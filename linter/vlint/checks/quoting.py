@@ -31,14 +31,21 @@ def _secret_ranges(text: str, whole: bool) -> list[tuple[int, int]]:
     return ranges
 
 
+# The most characters of a written value a message quotes; the rest is elided (a value can be
+# as long as the file, and a message is printed in every format).
+QUOTED_MAX = 80
+
+
 def masked(text: str, whole: bool = False) -> str:
-    """``text`` as a message may quote it, each secret in the masked form (``sk-p…(masked)``)."""
+    """``text`` as a message may quote it, each secret in the masked form (``sk-p…(masked)``),
+    elided past :data:`QUOTED_MAX` characters."""
     shown: list[str] = []
     last = 0
     for start, end in _secret_ranges(text, whole):
         shown += [text[last:start], mask_secret(text[start:end])]
         last = end
-    return "".join(shown) + text[last:]
+    quoted = "".join(shown) + text[last:]
+    return quoted if len(quoted) <= QUOTED_MAX else quoted[: QUOTED_MAX - 1] + "…"
 
 
 def redactions(token: Token, offset: int = 0, whole: bool = False) -> tuple[Span, ...]:

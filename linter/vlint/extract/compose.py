@@ -249,7 +249,12 @@ class _Builder:
         return Chars("".join(self.text), (*self.positions, end), tuple(self.literal))
 
 
-def interpolate(chars: Chars, variables: Mapping[str, str]) -> Chars:
+# Defaults nested deeper than this (``${A:-${B:-...}}``) are left unresolved: no real file
+# comes near it, and each level copies the text inside it.
+MAX_NESTED_DEFAULTS = 32
+
+
+def interpolate(chars: Chars, variables: Mapping[str, str], depth: int = 0) -> Chars:
     """Compose interpolation: ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``$VAR``, ``$$``.
 
     A resolved expression's characters all sit at the start of the expression; an unresolved
@@ -264,11 +269,13 @@ def interpolate(chars: Chars, variables: Mapping[str, str]) -> Chars:
             out.add(chars, index, len(text))
             break
         out.add(chars, index, dollar)
-        index = _expression(chars, dollar, variables, out)
+        index = _expression(chars, dollar, variables, out, depth)
     return out.done(chars.positions[-1])
 
 
-def _expression(chars: Chars, dollar: int, variables: Mapping[str, str], out: _Builder) -> int:
+def _expression(
+    chars: Chars, dollar: int, variables: Mapping[str, str], out: _Builder, depth: int
+) -> int:
     """Interpolate the expression at ``dollar`` into ``out``; return the index after it."""
     text = chars.text
     after = text[dollar + 1 : dollar + 2]
@@ -287,7 +294,7 @@ def _expression(chars: Chars, dollar: int, variables: Mapping[str, str], out: _B
             chars.positions[dollar + 2 : close + 1],
             chars.literal[dollar + 2 : close],
         )
-        resolved = _braced(inner, variables)
+        resolved = _braced(inner, variables, depth) if depth < MAX_NESTED_DEFAULTS else None
     else:
         name = _NAME.match(text, dollar + 1)
         if name is None:
@@ -316,7 +323,7 @@ def _closing_brace(text: str, start: int) -> int:
     return -1
 
 
-def _braced(inner: Chars, variables: Mapping[str, str]) -> Chars | None:
+def _braced(inner: Chars, variables: Mapping[str, str], depth: int) -> Chars | None:
     """The value of ``${inner}``, or None when it cannot be resolved statically."""
     name = _NAME.match(inner.text)
     if name is None:
@@ -332,10 +339,10 @@ def _braced(inner: Chars, variables: Mapping[str, str]) -> Chars | None:
     is_nonempty = bool(value)
     if operator in (":-", "-"):
         use_value = is_nonempty if operator == ":-" else is_set
-        return _plain_chars(value or "") if use_value else interpolate(word, variables)
+        return _plain_chars(value or "") if use_value else interpolate(word, variables, depth + 1)
     if operator in (":+", "+"):
         use_word = is_nonempty if operator == ":+" else is_set
-        return interpolate(word, variables) if use_word else _plain_chars("")
+        return interpolate(word, variables, depth + 1) if use_word else _plain_chars("")
     return _plain_chars(value) if value is not None else None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from vlint.lint import Report
 from vlint.model import Confirmation, Finding, Span
 from vlint.redaction import masked_line
@@ -9,24 +11,33 @@ from vlint.report.escape import inert, plain_line
 from vlint.report.style import Style, fixable_summary, head, line, plural
 
 
-def _frame(finding: Finding, text: str | None, redact: tuple[Span, ...] = ()) -> list[str]:
-    if text is None:
+# A frame shows at most this many characters of a line, around the finding (a minified or
+# generated file can hold one line of megabytes); elided text is marked with '…'.
+FRAME_WIDTH = 160
+FRAME_LEAD = 40
+
+
+def _frame(finding: Finding, lines: list[str] | None, redact: Iterable[Span] = ()) -> list[str]:
+    if lines is None:
         return []
-    lines = text.split("\n")
     start, end = finding.span.start, finding.span.end
     if not 1 <= start.line <= len(lines):
         return []
     raw = masked_line(lines[start.line - 1].removesuffix("\r").expandtabs(1), start.line, redact)
     stop = end.column if end.line == start.line else len(raw) + 1
+    first = 0 if len(raw) <= FRAME_WIDTH else max(0, start.column - 1 - FRAME_LEAD)
+    last = min(len(raw), first + FRAME_WIDTH)
+    lead = "…" if first else ""
     # Measured after escaping: a control character shown as '\x1b' is four columns wide.
-    before = inert(raw[: start.column - 1])
-    marked = inert(raw[start.column - 1 : stop - 1])
+    before = lead + inert(raw[first : start.column - 1])
+    marked = inert(raw[start.column - 1 : min(stop - 1, last)])
+    shown = lead + inert(raw[first:last]) + ("…" if last < len(raw) else "")
     width = len(str(start.line))
     gutter = " " * width
     carets = "^" * max(1, len(marked))
     return [
         f"{gutter} |",
-        f"{start.line} | {inert(raw)}",
+        f"{start.line} | {shown}",
         f"{gutter} | {' ' * len(before)}{carets} {finding.name}",
         f"{gutter} |",
     ]
@@ -39,11 +50,11 @@ def confirmation_line(confirmation: Confirmation) -> str:
 
 
 def _finding_lines(
-    finding: Finding, source: str | None, redact: tuple[Span, ...], style: Style
+    finding: Finding, lines: list[str] | None, redact: Iterable[Span], style: Style
 ) -> list[str]:
     out = [
         line(head(finding, style), style),
-        *(plain_line(row) for row in _frame(finding, source, redact)),
+        *(plain_line(row) for row in _frame(finding, lines, redact)),
         line([("  = help: ", "cyan"), finding.help], style),
     ]
     if finding.vllm_versions:
@@ -77,12 +88,20 @@ def summary(report: Report) -> list[str]:
 def render(report: Report, style: Style = Style()) -> str:
     out: list[str] = []
     # A line may hold several findings' secrets: every frame of a file masks all of them.
-    redact: dict[str, tuple[Span, ...]] = {}
+    # Each file is split once, and each line keeps only the secrets on it (a file can have
+    # thousands of findings).
+    redact: dict[tuple[str, int], list[Span]] = {}
     for finding in report.findings:
-        redact[finding.path] = redact.get(finding.path, ()) + finding.redact
+        for span in finding.redact:
+            for number in range(span.start.line, span.end.line + 1):
+                redact.setdefault((finding.path, number), []).append(span)
+    lines: dict[str, list[str] | None] = {}
     for finding in report.findings:
-        source = report.sources.get(finding.path)
-        out.extend(_finding_lines(finding, source, redact[finding.path], style))
+        if finding.path not in lines:
+            source = report.sources.get(finding.path)
+            lines[finding.path] = None if source is None else source.split("\n")
+        on_line = redact.get((finding.path, finding.span.start.line), ())
+        out.extend(_finding_lines(finding, lines[finding.path], on_line, style))
         out.append("")
     if not style.quiet:
         out.extend(plain_line(text) for text in summary(report))
