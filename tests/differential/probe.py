@@ -261,7 +261,27 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return {"ok": False, "error": f"unknown op {op!r}"}
 
 
+def watch_parent() -> None:
+    """Exit as soon as the process that started this probe is gone (an interrupted or killed
+    test run), even while a request or the warm-up is still running: each probe holds about
+    0.6 GB.  The parent's pid comes in VLINT_PROBE_PARENT (realvllm.spawn_tied)."""
+    import threading
+    import time
+
+    parent = int(os.environ.get("VLINT_PROBE_PARENT") or 0)
+    if not parent:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="vlint-parent-watch", daemon=True).start()
+
+
 def main() -> int:
+    watch_parent()
     # Build the parsers named in VLINT_PROBE_WARMUP (comma-separated entries) before the first
     # request, so that a probe started ahead of time is ready when asked.
     # "engine" builds the default engine config once (its first build imports most of vLLM).

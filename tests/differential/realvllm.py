@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -51,32 +50,17 @@ def ensure_env(releases: tuple[str, ...] = DEFAULT_RELEASES, flavour: str = "sdi
 
 
 _LIVE: weakref.WeakSet[subprocess.Popen[str]] = weakref.WeakSet()
-
-
-def _die_with_parent(parent: int) -> None:
-    """In the child, before exec: ask Linux to SIGKILL it when the process that started it dies,
-    however that ends (an interrupted or killed pytest included), and exit at once if it already
-    has.  The signal follows the thread that forked: probes are started from the main thread."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
+# The pid of the process that started a probe: probe.py exits once its parent is gone (see
+# probe.watch_parent), whichever thread started it and however the parent ended.
+PARENT_ENV = "VLINT_PROBE_PARENT"
 
 
 def spawn_tied(argv: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[str]:
-    """A line-buffered text-mode child on pipes that cannot outlive the test run: killed with
-    its parent (Linux), and at interpreter exit when still running."""
-    parent = os.getpid()
-    preexec = (lambda: _die_with_parent(parent)) if sys.platform.startswith("linux") else None
+    """A line-buffered text-mode child on pipes that cannot outlive the test run: told its
+    parent's pid (probe.py watches it), and killed at interpreter exit when still running."""
     proc = subprocess.Popen(
         list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, env=dict(env), bufsize=1, preexec_fn=preexec,
+        text=True, env={**env, PARENT_ENV: str(os.getpid())}, bufsize=1,
     )
     _LIVE.add(proc)
     return proc

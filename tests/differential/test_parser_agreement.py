@@ -134,9 +134,21 @@ def _clip(text: str, size: int = 220) -> str:
 
 
 def compared_dests(resolution: Resolution) -> list[str]:
-    """The destinations whose real values ``value_problems`` compares."""
-    return [dest for dest, setting in resolution.settings.items()
-            if setting.span is not None and setting.certain]
+    """The destinations whose real values ``value_problems`` compares (and ``model_tag``, from
+    which ``vllm serve`` sets the model: see ``served``)."""
+    dests = [dest for dest, setting in resolution.settings.items()
+             if setting.span is not None and setting.certain]
+    return [*dests, "model_tag"] if "model" in dests else dests
+
+
+def served(namespace: Mapping[str, Any], entry: str) -> Mapping[str, Any]:
+    """The namespace as ``vllm serve`` hands it to the engine: its command sets ``args.model``
+    from the positional ``model_tag`` right after parsing (``ServeSubcommand.cmd`` in
+    vllm/entrypoints/cli/serve.py, in every release these tests run, 0.8.5-0.33.0), which the
+    probe's parse does not run."""
+    if entry == "serve" and namespace.get("model_tag") is not None:
+        return {**namespace, "model": namespace["model_tag"]}
+    return namespace
 
 
 def rule_errors(argv: list[str], entry: str, release: Release) -> list[str]:
@@ -157,7 +169,8 @@ def judge(case: Case, argv: list[str], real: dict[str, Any], release: Release,
         problems.append(f"verdict: real {'accepts' if real_ok else 'rejects'}, "
                         f"vlint {'accepts' if not errors else 'rejects'}")
     elif real_ok:
-        problems.extend(value_problems(resolution, real.get("namespace", {}), release, parser))
+        namespace = served(real.get("namespace", {}), resolution.invocation.entry)
+        problems.extend(value_problems(resolution, namespace, release, parser))
     if real_ok and reported:
         problems.append("rules: real accepts, vlint reports " + "; ".join(reported))
     if not real_ok and not reported:
