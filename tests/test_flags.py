@@ -113,3 +113,19 @@ def test_a_release_without_vllm_serve_lists_its_api_server_options() -> None:
     code, out, err = _flags("--diff", str(version), str(RELEASES[-1]))
     assert code == 0 and "has no `vllm serve`" in err
     assert "+ --max-num-batched-tokens" not in out  # both parsers have it
+
+
+def test_json_output_has_the_same_answers_as_text() -> None:
+    import json
+
+    newest = str(RELEASES[-1])
+    code, out, _ = _flags("--target-version", newest, "--output-format", "json")
+    assert code == 0
+    listed = json.loads(out)
+    assert listed["release"] == newest and listed["entry"] == "serve"
+    assert listed["options"] == _flags("--target-version", newest)[1].splitlines()
+    code, out, _ = _flags("--diff", "0.31.0", "0.32.0", "--output-format", "json")
+    changed = json.loads(out)
+    text = _flags("--diff", "0.31.0", "0.32.0")[1].splitlines()
+    assert [f"+ {s}" for s in changed["added"]] + [f"- {s}" for s in changed["removed"]] == text
+    assert "--grpc-port" in changed["added"]
