@@ -112,7 +112,7 @@ class Nearest:
                 root = repository_root(folder) or Path(os.sep)
             found = _config_in(Path(folder))
             parent = os.path.dirname(folder)
-            if found is not None or parent == folder or Path(folder).resolve() == root:
+            if found is not None or parent == folder or os.path.realpath(folder) == str(root):
                 break
             folder = parent
         else:

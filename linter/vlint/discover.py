@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from vlint.globs import PathMatcher
@@ -55,11 +55,17 @@ class TooLarge(Refused):
 def repository_root(path: str) -> Path | None:
     """The nearest folder at or above ``path`` (resolved) holding ``.git`` (a folder, or the
     file a worktree or submodule has), or None outside any repository."""
-    folder = Path(path).resolve()
-    for candidate in (folder, *folder.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-    return None
+    root = _root_of(os.path.realpath(path))
+    return None if root is None else Path(root)
+
+
+@cache
+def _root_of(folder: str) -> str | None:
+    # Once per folder a run: sibling files and folders share their parents' answers.
+    if os.path.lexists(os.path.join(folder, ".git")):
+        return folder
+    parent = os.path.dirname(folder)
+    return None if parent == folder else _root_of(parent)
 
 
 def linted_roots(paths: Sequence[str]) -> tuple[Path, ...]:
@@ -87,7 +93,7 @@ def within(path: Path, roots: Sequence[Path]) -> bool:
 
 
 # Kernel pseudo-files look regular (/proc/self/environ) but are not a repository's bytes.
-_PSEUDO = (Path("/proc"), Path("/sys"), Path("/dev"))
+_PSEUDO = ("/proc", "/sys", "/dev")
 _MAX_LINKS = 40  # as Linux's own limit: beyond it the chain is a loop
 
 
@@ -103,7 +109,8 @@ def confined_read(path: str, roots: Sequence[Path], max_size: int) -> bytes:
     checked again, and at most ``max_size + 1`` bytes are read.
     """
     resolved = resolve_confined(path, roots)
-    if any(resolved == pseudo or resolved.is_relative_to(pseudo) for pseudo in _PSEUDO):
+    shown = str(resolved)
+    if any(shown == pseudo or shown.startswith(pseudo + os.sep) for pseudo in _PSEUDO):
         raise Refused("not a regular file")
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -124,7 +131,44 @@ def confined_read(path: str, roots: Sequence[Path], max_size: int) -> bytes:
 
 def resolve_confined(path: str, roots: Sequence[Path]) -> Path:
     """``path`` resolved as ``confined_read`` resolves it (for a writer): raises Refused when it
-    or a symlink on the way leaves ``roots``."""
+    or a symlink on the way leaves ``roots``.
+
+    A file that is not itself a symlink resolves to its folder's resolution plus its name, and
+    its folder's answer is the same for every file in it: folders are resolved once a run (a
+    walk of 20,000 files would otherwise resolve every component of every path)."""
+    absolute = os.path.join(os.getcwd(), path)
+    folder, name = os.path.split(absolute)
+    if name in ("", ".", ".."):
+        return _checked(absolute, roots)
+    try:
+        status = os.lstat(absolute)
+    except OSError as error:
+        raise Refused(error.strerror or str(error)) from None
+    if stat.S_ISLNK(status.st_mode):
+        return _checked(absolute, roots)
+    key = (folder, tuple(roots))
+    if key not in _FOLDERS:
+        try:
+            _FOLDERS[key] = _checked(folder, roots)
+        except Refused as refused:
+            _FOLDERS[key] = refused
+    answer = _FOLDERS[key]
+    if isinstance(answer, Refused):
+        raise Refused(answer.reason)
+    return answer / name
+
+
+_FOLDERS: dict[tuple[str, tuple[Path, ...]], Path | Refused] = {}
+
+
+def forget() -> None:
+    """Drop what this run learnt of the file system (folders resolved, repository roots): a
+    new run, or a long-lived process, looks again."""
+    _FOLDERS.clear()
+    _root_of.cache_clear()
+
+
+def _checked(path: str, roots: Sequence[Path]) -> Path:
     resolved = _resolve_confined(path, roots)
     if not within(resolved, roots):
         raise Refused("outside the linted repository")

@@ -97,6 +97,15 @@ def lint(paths: Sequence[str], settings: Settings) -> Report:
     Each file is linted and filtered with its own settings (``settings.per_file``); the files
     that share settings form a group, whose vLLM --config files are linted with them.
     """
+    from vlint.discover import forget
+
+    try:
+        return _lint(paths, settings)
+    finally:
+        forget()  # the next run looks at the file system again
+
+
+def _lint(paths: Sequence[str], settings: Settings) -> Report:
     from vlint.suppress import mentions
 
     report = Report()
