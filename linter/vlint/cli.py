@@ -237,11 +237,10 @@ def _run_check(
         )
     _print(report, output_format, style, statistics, to_stderr)
     outputs.write_outputs(report, output)
-    if (output_format != "full" or to_stderr) and not quiet:
+    if output_format != "full" and not quiet:  # the full format prints them itself
         from vlint.report.escape import plain_line
 
-        notes = report.notes if output_format != "full" else []
-        for note in notes:
+        for note in report.notes:
             click.echo(plain_line(f"note: {note}"), err=True)
     if (fixed is not None or unsafe_fixes) and not quiet:
         from vlint.cli_fix import summarise

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -64,10 +64,14 @@ def _shared_options(function: click.decorators.FC) -> click.decorators.FC:
     return function
 
 
-def _say(text: str) -> None:
+def _progress(text: str) -> None:
     from vlint.report.escape import plain_line
 
-    click.echo(plain_line(f"vlint confirm: {text}"), err=True)
+    click.echo(plain_line(text), err=True)
+
+
+def _say(text: str) -> None:
+    _progress(f"vlint confirm: {text}")
 
 
 @click.command("confirm")
@@ -161,9 +165,8 @@ def _run(paths: list[str], named: list[str], settings: Settings, level: str,
                 report = _retarget(report, paths, settings, probe_release(probe))
         return _start(report, python, named, stand_in_model, allow_code)
     with _probe(python, named, level) as probe:
-        release = probe_release(probe)
         if unpinned:
-            report = _retarget(report, paths, settings, release)
+            report = _retarget(report, paths, settings, probe_release(probe))
         return confirm(report, level, python, roots=named, allow_code=allow_code, probe=probe)
 
 
@@ -228,15 +231,8 @@ def _start(report: Report, python: VLLMPython, named: Sequence[str], stand_in_mo
     count = len(report.launches)
     _say(f"starting vLLM serve for {count} invocation{'s' if count != 1 else ''}, one at a "
          f"time, in {_where(_installed(python))}; each start may take minutes...")
-    progress: Callable[[str], None] = _progress
     return start.confirm_report(report, python, stand_in_model=stand_in_model, roots=named,
-                                allow_code=allow_code, progress=progress)
-
-
-def _progress(text: str) -> None:
-    from vlint.report.escape import plain_line
-
-    click.echo(plain_line(text), err=True)
+                                allow_code=allow_code, progress=_progress)
 
 
 def _print(report: Report, output_format: str, output: Sequence[outputs.Output],

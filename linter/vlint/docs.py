@@ -11,7 +11,6 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from vlint.checks import all_rules

@@ -208,18 +208,18 @@ def _settle(
     return text, total
 
 
-def write(change: Change, roots: Sequence[Path] = ()) -> bool:
+def write(change: Change) -> bool:
     """Replace the file atomically with the fixed text; False if it changed since it was read.
 
-    The file is written only inside ``roots`` (the run's linted roots; by default the file's
-    own repository or folder), never through a symlink that leaves them, and only if it is the
-    file's one name: a hard-linked file would break its links (or change the other name's
-    file), so it raises ``Refused`` (the reason for a note), as a file whose owner vlint could
-    not keep does.  The new file keeps the old one's permissions and owner.
+    The file is written only inside ``change.roots`` (the run's linted roots; when none, the
+    file's own repository or folder), never through a symlink that leaves them, and only if it
+    is the file's one name: a hard-linked file would break its links (or change the other
+    name's file), so it raises ``Refused`` (the reason for a note), as a file whose owner vlint
+    could not keep does.  The new file keeps the old one's permissions and owner.
     """
     from vlint.discover import Refused, TooLarge, confined_read, linted_roots, resolve_confined
 
-    allowed = tuple(roots) or change.roots or linted_roots([change.path])
+    allowed = change.roots or linted_roots([change.path])
     target = resolve_confined(change.path, allowed)
     try:
         if confined_read(str(target), allowed, len(change.before)) != change.before:

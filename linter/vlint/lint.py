@@ -181,8 +181,8 @@ class _File:
     part: Report | None = None
 
 
-# A file to lint (name, kind, text, and its results when a worker linted it) or a note.
-_Item: TypeAlias = "str | tuple[str, str, str, Report | None]"
+# A file read (name, kind, text) or a note.
+_Item: TypeAlias = "str | tuple[str, str, str]"
 _Entry: TypeAlias = "str | _File"
 
 
@@ -212,7 +212,7 @@ def _grouped(
         if isinstance(item, str):
             yield item
             continue
-        name, kind, text, _ = item
+        name, kind, text = item
         own = settings if settings.per_file is None else settings.per_file(name)
         yield _File(name, kind, text, group_of(own))
 
@@ -296,7 +296,7 @@ def _read(paths: Sequence[str], settings: Settings, report: Report) -> Iterator[
             yield STDIN_AS_SHELL
         if kind == "compose":
             yield from _dotenv_note(name, noted)
-        yield name, kind, text, None
+        yield name, kind, text
 
 
 def _dotenv_note(compose: str, noted: set[str]) -> Iterator[str]:

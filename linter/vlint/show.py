@@ -16,6 +16,7 @@ from typing import Any
 from packaging.version import Version
 
 from vlint import catalog
+from vlint.checks.quoting import SECRET_DESTS, mask_secrets
 from vlint.lint import Report, Settings, _releases_for
 from vlint.model import Invocation, Span
 from vlint.normalise import OptionUse, Resolution, Setting, resolve
@@ -109,7 +110,7 @@ def _model(resolution: Resolution) -> str:
     if setting is None or setting.value is None:
         return ""
     default = " (release default)" if setting.span is None else ""
-    return f"model {inert(masked(repr(setting.value)))}{default}, "
+    return f"model {inert(mask_secrets(repr(setting.value)))}{default}, "
 
 
 def _label(invocation: Invocation) -> str:
@@ -124,19 +125,21 @@ def _written_rows(resolution: Resolution, source: str) -> list[Row]:
     for use in resolution.uses:
         tokens = [use.token, *(v.token for v in use.values if v.token is not use.token)]
         dest = use.option.dest if use.option is not None else None
-        secret = dest in _SECRET_DESTS
+        secret = dest in SECRET_DESTS
         written = " ".join(
-            token.text if token is use.token else _secret(token.text, secret) for token in tokens
+            token.text if token is use.token else mask_secrets(token.text, secret)
+            for token in tokens
         )
         rejected = _rejection(use)
         if rejected is not None:
-            rows.append((masked(written), f"(rejected: {rejected})", ""))
+            rows.append((mask_secrets(written), f"(rejected: {rejected})", ""))
             continue
-        rows.append(_row(masked(written), dest, resolution, path))
+        rows.append(_row(mask_secrets(written), dest, resolution, path))
     for keyword, known in resolution.keywords:
         name = keyword.name.text
-        value = _secret(span_text(source, keyword.value_span), name in _SECRET_DESTS)
-        rows.append(_row(masked(f"{name}={value}"), name if known else None, resolution, path))
+        value = mask_secrets(span_text(source, keyword.value_span), name in SECRET_DESTS)
+        written = mask_secrets(f"{name}={value}")
+        rows.append(_row(written, name if known else None, resolution, path))
     return rows
 
 
@@ -170,31 +173,9 @@ def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> R
 def _assignment(dest: str, setting: Setting) -> str:
     certainty = "" if setting.certain else " (not certain statically)"
     value = setting.value
-    if dest in _SECRET_DESTS and isinstance(value, str) and setting.span is not None:
-        return f"{dest} = {_secret(value, True)!r}{certainty}"
-    return f"{dest} = {masked(repr(value))}{certainty}"
-
-
-# The settings (and keywords) whose whole value is a secret, as VL503 has them.
-_SECRET_DESTS = frozenset({"api_key", "hf_token"})
-
-
-def masked(text: str) -> str:
-    """``text`` with every secret VL503 recognises in it in its masked form."""
-    from vlint.checks.security import secret_kinds
-    from vlint.redaction import mask_secret
-
-    for _what, start, end in reversed(secret_kinds(text)):
-        text = text[:start] + mask_secret(text[start:end]) + text[end:]
-    return text
-
-
-def _secret(value: str, whole: bool) -> str:
-    """``value`` masked whole when it is a secret by its name (not a placeholder)."""
-    from vlint.checks.security import is_placeholder
-    from vlint.redaction import mask_secret
-
-    return mask_secret(value) if whole and not is_placeholder(value) else value
+    if dest in SECRET_DESTS and isinstance(value, str) and setting.span is not None:
+        return f"{dest} = {mask_secrets(value, True)!r}{certainty}"
+    return f"{dest} = {mask_secrets(repr(value))}{certainty}"
 
 
 def _origin(path: str, span: Span | None) -> str:
@@ -230,7 +211,7 @@ def show_json(paths: Sequence[str], settings: Settings, include_defaults: bool =
 
 def _json_masked(value: Any) -> Any:
     if isinstance(value, str):
-        return masked(value)
+        return mask_secrets(value)
     if isinstance(value, dict):
         return {k: _json_masked(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -255,16 +236,17 @@ def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str
     }
     from vlint.checks.secret_in_config import SECRET_VARIABLES
 
-    for dest in _SECRET_DESTS & settings.keys():
+    for dest in SECRET_DESTS & settings.keys():
         if isinstance(settings[dest]["value"], str) and settings[dest]["written"]:
-            settings[dest]["value"] = _secret(settings[dest]["value"], True)
+            settings[dest]["value"] = mask_secrets(settings[dest]["value"], True)
     env = {
-        name: _secret(value, name in SECRET_VARIABLES) for name, value in seen["env"].items()
+        name: mask_secrets(value, name in SECRET_VARIABLES)
+        for name, value in seen["env"].items()
     }
     args = list(seen["args"])
     for index, arg in enumerate(args[:-1]):
         if arg == "--api-key":
-            args[index + 1] = _secret(args[index + 1], True)
+            args[index + 1] = mask_secrets(args[index + 1], True)
     return {
         "path": invocation.path,
         "span": _json_span(invocation.anchor),

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Container, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from vlint.model import Finding, Pos, Span, line_locator
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import ScalarNode
 
     from vlint.extract.yamlpos import SourceIndex
-    from vlint.filtering import Known, UnknownCode
+    from vlint.policy import Policy
 
 ANNOTATION = "vlint.dev/ignore"
 _DIRECTIVE = re.compile(
@@ -151,8 +152,6 @@ def _comment_entries(match: re.Match[str], locate: Callable[[int], Pos]) -> tupl
 def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[Entry, ...]:
     """Every word of ``written`` as an entry: a rule name as its code, anything else as
     written, upper-cased (``apply`` reports the codes that name nothing)."""
-    from vlint.filtering import rule_code
-
     entries = []
     words = list(re.finditer(r"[^,\s]+", written))
     for number, code in enumerate(words):
@@ -213,8 +212,6 @@ def apply(
     covered nothing, unless its code is not selected for that file anyway, and for every code
     that ``known`` (vlint's codes and names, and the run's policies) does not know: such a code
     suppresses nothing."""
-    from vlint.filtering import Known, UnknownCode
-
     known = known or Known(())
     by_path = {path: directives(path, text) for path, text in sources.items()}
     unknown: dict[tuple[str, int], dict[int, UnknownCode]] = {}
@@ -248,8 +245,6 @@ def apply(
 
 
 def _unknown(directive: Directive, known: Known) -> dict[int, UnknownCode]:
-    from vlint.filtering import UnknownCode
-
     found: dict[int, UnknownCode] = {}
     for index, entry in enumerate(directive.entries):
         try:
@@ -283,3 +278,96 @@ def _unused(
         fix=Fix("remove the unused suppression", (Edit(removal, ""),), safe=True)
         if removal is not None else None,
     )
+
+
+# -- the codes a selection or suppression may name ---------------------------------------------
+
+EVERY = "ALL"
+# Longer words are no misspelt code (and a suppression comment may hold any text).
+_SUGGESTED_LENGTH = 32
+
+
+class UnknownCode(ValueError):
+    """A code, prefix or rule name that names nothing vlint or the run's policies report; the
+    message quotes it and, where one is close, what was probably meant."""
+
+    def __init__(self, written: str, meant: str | None) -> None:
+        hint = f" (did you mean '{meant}'?)" if meant else " (`vlint rules` lists them)"
+        shown = written[:_SUGGESTED_LENGTH] + ("..." if len(written) > _SUGGESTED_LENGTH else "")
+        super().__init__(f"unknown code '{shown}'{hint}")
+        self.written, self.meant, self.shown = written, meant, shown
+
+
+class Known:
+    """What a selection or suppression may name: ``ALL``, vlint's codes and their prefixes
+    (VL, VL1, VL10, VL101), its rule names (unknown-flag), the built-in policies' ids (VLP001)
+    and the ids or prefixes of the run's ``policies`` (ORG001, ORG).  ``policies=None``: they
+    are not known yet, so any id outside vlint's ``VL`` family passes (checked again later)."""
+
+    def __init__(self, policies: Iterable[Policy] | None) -> None:
+        self.deferred = policies is None
+        self.ids = frozenset(policy.id for policy in policies or ())
+
+    def code(self, written: str) -> str:
+        """The code ``written`` means (a rule name becomes its code); UnknownCode if none."""
+        code = written.strip().upper()
+        names = _rule_names()
+        if written.strip().lower() in names:
+            return names[written.strip().lower()]
+        if code == EVERY or len(code) >= 2 and any(c.startswith(code) for c in self._codes(code)):
+            return code
+        if self.deferred and not code.startswith("VL") and _looks_like_id(code):
+            return code
+        raise UnknownCode(written.strip(), _closest(written.strip(), self.ids))
+
+    def codes(self, written: Iterable[str]) -> tuple[str, ...]:
+        return tuple(self.code(each) for each in written)
+
+    def _codes(self, code: str) -> Iterable[str]:
+        if not code.startswith("VL"):
+            return self.ids
+        return (*_rule_codes(), *(_builtin_ids() if "VLP".startswith(code[:3]) else ()))
+
+
+@lru_cache(maxsize=1024)
+def _closest(written: str, ids: frozenset[str]) -> str | None:
+    from difflib import SequenceMatcher
+
+    if len(written) > _SUGGESTED_LENGTH:
+        return None
+    candidates = [*_rule_codes(), *_builtin_ids(), *sorted(ids)]
+    scored = [(SequenceMatcher(None, written.upper(), c).ratio(), c) for c in candidates]
+    scored += [(SequenceMatcher(None, written.lower(), n).ratio(), n) for n in _rule_names()]
+    score, best = max(scored, default=(0.0, ""))
+    return best if score >= 0.6 else None
+
+
+def rule_code(written: str) -> str:
+    """The code a rule name means (``unknown-flag``: VL101); anything else upper-cased."""
+    return _rule_names().get(written.strip().lower(), written.strip().upper())
+
+
+def _looks_like_id(code: str) -> bool:
+    return code[:2].isalpha() and all(c.isalnum() or c == "_" for c in code)
+
+
+@cache
+def _rule_codes() -> tuple[str, ...]:
+    from vlint.checks import MODULES
+
+    return tuple(sorted(MODULES))
+
+
+@cache
+def _rule_names() -> dict[str, str]:
+    # Rule modules are named after their rules (a test checks that they agree).
+    from vlint.checks import MODULES
+
+    return {module.replace("_", "-"): code for code, module in MODULES.items()}
+
+
+@cache
+def _builtin_ids() -> tuple[str, ...]:
+    from vlint.presets import PRESETS, combine
+
+    return tuple(sorted({policy.id for policy in combine(list(PRESETS)).policies}))

@@ -36,15 +36,20 @@ def _secret_ranges(text: str, whole: bool) -> list[tuple[int, int]]:
 QUOTED_MAX = 80
 
 
-def masked(text: str, whole: bool = False) -> str:
-    """``text`` as a message may quote it, each secret in the masked form (``sk-p…(masked)``),
-    elided past :data:`QUOTED_MAX` characters."""
+def mask_secrets(text: str, whole: bool = False) -> str:
+    """``text`` with each secret in the masked form (``sk-p…(masked)``), nothing elided."""
     shown: list[str] = []
     last = 0
     for start, end in _secret_ranges(text, whole):
         shown += [text[last:start], mask_secret(text[start:end])]
         last = end
-    quoted = "".join(shown) + text[last:]
+    return "".join(shown) + text[last:]
+
+
+def masked(text: str, whole: bool = False) -> str:
+    """``text`` as a message may quote it (:func:`mask_secrets`), elided past
+    :data:`QUOTED_MAX` characters."""
+    quoted = mask_secrets(text, whole)
     return quoted if len(quoted) <= QUOTED_MAX else quoted[: QUOTED_MAX - 1] + "…"
 
 

@@ -77,6 +77,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from packaging.version import Version
 
+from vlint.discover import repository_root, within
 from vlint.lint import Report
 from vlint.model import Confirmation, ConfirmationState, Finding, Invocation, Span, Token
 
@@ -229,6 +230,7 @@ class Probe:
             raise ProbeError(f"cannot run {python.python}: {error}") from error
         self._buffer = b""
         self._closed = False
+        self.release: str | None = None  # set by probe_release
 
     def __enter__(self) -> Probe:
         return self
@@ -562,12 +564,15 @@ def report_roots(report: Report, roots: Sequence[str] = ()) -> list[str]:
 
 
 def probe_release(probe: Probe) -> str:
-    """The vLLM release the probe's interpreter loads (the probe imports vLLM: slow)."""
-    ping = probe.ask({"op": "ping"})
-    if not ping.get("ok"):
-        raise ProbeError(f"the probe cannot load vLLM: {ping.get('error')}\n(--vllm-python "
-                         "must be the python of an environment where vLLM is installed)")
-    return str(ping["vllm_release"])
+    """The vLLM release the probe's interpreter loads (the first ping imports vLLM: slow),
+    asked once a probe."""
+    if probe.release is None:
+        ping = probe.ask({"op": "ping"})
+        if not ping.get("ok"):
+            raise ProbeError(f"the probe cannot load vLLM: {ping.get('error')}\n(--vllm-python "
+                             "must be the python of an environment where vLLM is installed)")
+        probe.release = str(ping["vllm_release"])
+    return probe.release
 
 
 def confirm(report: Report, level: str, python: VLLMPython | str | None = None, *,
@@ -706,10 +711,9 @@ def protected_dirs(roots: Sequence[str] = ()) -> tuple[Path, ...]:
         path = Path(name).resolve()
         path = path if path.is_dir() else path.parent
         found.append(path)
-        for above in path.parents:
-            if (above / ".git").exists():
-                found.append(above)
-                break
+        root = repository_root(str(path))
+        if root is not None:
+            found.append(root)
     return tuple(dict.fromkeys(found))
 
 
@@ -719,7 +723,7 @@ def exposed(entry: str, protected: Sequence[Path]) -> bool:
     if not entry or not os.path.isabs(entry):
         return True
     path = Path(entry).resolve()
-    return any(path == p or p in path.parents or path == p.parent for p in protected)
+    return within(path, protected) or any(path == p.parent for p in protected)
 
 
 def _search_path(value: str, protected: Sequence[Path]) -> str:

@@ -138,12 +138,6 @@ def dotenv_beside(path: str) -> tuple[str, Dotenv]:
     return env, _dotenv(os.path.abspath(env), identity)
 
 
-def read_dotenv(path: str) -> dict[str, str]:
-    """The variables of a ``.env`` file, interpolated among themselves; {} when there is none
-    or it cannot be read (see ``dotenv_beside``)."""
-    return dict(dotenv_beside(os.path.join(os.path.dirname(path), "compose.yaml"))[1].variables)
-
-
 @lru_cache(maxsize=64)
 def _dotenv(env: str, identity: tuple[int, int, int, int] | None) -> Dotenv:
     from vlint.discover import Refused, confined_read, linted_roots

@@ -61,9 +61,9 @@ def _finding_lines(
         out.append(plain_line(f"  = vLLM: {', '.join(finding.vllm_versions)}"))
     if finding.fix is not None:
         kind = "safe" if finding.fix.safe else "unsafe"
-        out.append(plain_line(f"  = fix ({kind}): {inert(finding.fix.description)}"))
+        out.append(plain_line(f"  = fix ({kind}): {finding.fix.description}"))
     if finding.confirmation is not None:
-        out.append(plain_line(f"  = {inert(confirmation_line(finding.confirmation))}"))
+        out.append(plain_line(f"  = {confirmation_line(finding.confirmation)}"))
     return out
 
 

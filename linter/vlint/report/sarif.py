@@ -54,8 +54,8 @@ def source_root(report: Report) -> str:
     directory), else the working directory."""
     from vlint.discover import repository_root
 
-    first = report.findings[0].path if report.findings else "."
-    found = repository_root(os.path.dirname(os.path.abspath(first)) if report.findings else ".")
+    start = os.path.dirname(os.path.abspath(report.findings[0].path)) if report.findings else "."
+    found = repository_root(start)
     return str(found) if found is not None else os.path.realpath(".")
 
 
