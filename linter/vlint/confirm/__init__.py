@@ -217,7 +217,11 @@ class Probe:
         box = self._box_context.__enter__()
         self.work = box.work
         paths = [arg for entry in box.path for arg in ("--path", entry)]
-        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._stderr = tempfile.TemporaryFile()
+        except OSError as error:
+            self._box_context.__exit__(None, None, None)
+            raise ProbeError(f"cannot make the probe's log file: {error}") from error
         try:
             self._proc = subprocess.Popen(
                 python_command(python.python, str(Path(box.probe_dir) / "probe.py"), *paths),
