@@ -95,7 +95,7 @@ def _ratio(subject: Sample, base: Sample) -> str:
 CATALOG_LOAD = """
 import sys, time
 start = time.perf_counter()
-from vlint import catalog
+from vlint.knowledge import catalog
 imported = time.perf_counter()
 release = catalog.load(sys.argv[1])
 (release.parser("serve") or release.parser("api_server")).by_string
@@ -105,7 +105,7 @@ print(imported - start, time.perf_counter() - imported)
 
 def catalog_releases() -> list[str]:
     """The oldest, a middle and the newest known release."""
-    code = "from vlint import catalog; print(*catalog.known_releases())"
+    code = "from vlint.knowledge import catalog; print(*catalog.known_releases())"
     known = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True,
                            check=True).stdout.split()
     return list(dict.fromkeys([known[0], known[len(known) // 2], known[-1]]))
@@ -226,8 +226,9 @@ POLICY_EXPRESSIONS = [
 POLICY_RUN = """
 import sys, time, statistics
 from pathlib import Path
-from vlint.lint import Settings, lint
-from vlint.policy import load_file
+from vlint.engine.lint import lint
+from vlint.settings import Settings
+from vlint.policy.policies import load_file
 start = time.perf_counter()
 policies = tuple(load_file(Path(sys.argv[2])))
 loading = time.perf_counter() - start

@@ -125,7 +125,7 @@ def test_progress_is_redrawn_and_cleared() -> None:
     import io
     import time
 
-    from vlint.report.progress import Progress
+    from vlint.render.progress import Progress
 
     stream = io.StringIO()
     progress = Progress(stream, delay=0.0, interval=0.01)

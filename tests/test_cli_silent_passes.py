@@ -270,7 +270,7 @@ def test_fix_for_some_releases_only_says_why(
 
 
 def test_rule_names_are_their_module_names() -> None:
-    # vlint.filtering maps rule names to codes by module name, without importing the rules.
+    # vlint.filter.selection maps rule names to codes by module name, without importing the rules.
     from vlint.checks import MODULES, rule_module
 
     for code, module in MODULES.items():

@@ -118,7 +118,7 @@ def test_an_unknown_probe_release_is_said(repo: Path, tmp_path: Path,
     code, out, err = _run(capsys, "--vllm-python", python, "--output-format", "json",
                           "serve.sh")
     assert code == 0, err
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     assert json.loads(out)["target"] == [str(catalog.newest())]
     assert "the probe runs vLLM 0.32.7, which vlint does not know" in err

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from vlint.lint import Report
+from vlint.engine.lint import Report
 from vlint.model import Confirmation, Finding, Pos, Span
-from vlint.report import renderer
+from vlint.render import renderer
 
 CONFIRMED = Confirmation("confirmed", "parse", "0.32.0", "vLLM rejects it: unrecognized arguments")
 FINDING = Finding("VL101", "unknown-flag", "error", "unknown flag '--x'", "remove it", "a.sh",

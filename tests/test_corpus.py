@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file()) if CORPUS.is_dir() else []

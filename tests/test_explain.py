@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint import docs
+from vlint.checks import docs
 from vlint.checks import MODULES
 from vlint.cli import main
 

@@ -1,4 +1,4 @@
-"""libyaml's nodes (vlint.extract.fastyaml) equal pure ruamel.yaml's, or ruamel is used."""
+"""libyaml's nodes (vlint.syntax.fastyaml) equal pure ruamel.yaml's, or ruamel is used."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from vlint.extract import fastyaml
+from vlint.syntax import fastyaml
 
 ROOT = Path(__file__).parent.parent
 CORPUS = Path("/work/shared/corpus/real")

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from vlint import fix as fixing
+from vlint.fix import apply as fixing
 from vlint.cli import main
-from vlint.lint import Report, Settings, lint
+from vlint.engine.lint import Report, lint
+from vlint.settings import Settings
 from vlint.model import Edit, Fix, Pos, Span
 
 ROOT = Path(__file__).parent.parent
@@ -265,7 +266,7 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(
         path.write_text(edited, "utf-8")
         return changes
 
-    monkeypatch.setattr("vlint.cli_fix.plan", plan_then_edit)
+    monkeypatch.setattr("vlint.commands.fix.plan", plan_then_edit)
     _vlint(tmp_path, monkeypatch, "--fix", "serve.sh")
     assert path.read_text("utf-8") == edited
     assert "changed on disk while vlint was fixing it" in capsys.readouterr().out

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 from packaging.version import Version
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import _group, main
 
 RELEASES = catalog.known_releases()

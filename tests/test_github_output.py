@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import Report, Settings, lint
+from vlint.engine.lint import Report, lint
+from vlint.settings import Settings
 from vlint.model import Finding, Pos, Span
-from vlint.report import RENDERERS, github, renderer
+from vlint.render import RENDERERS, github, renderer
 
 SCRIPT = "vllm serve m \\\n  --max-num-batched-tokens 16k \\\n  --max-num-seqs 4\n"
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from vlint import catalog
-from vlint.lint import Settings, lint
+from vlint.knowledge import catalog
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 from vlint.model import Finding
 
 ROOT = Path(__file__).parent.parent

@@ -14,7 +14,7 @@ from packaging.version import Version
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "rules"))
 from generator import dockerfile  # noqa: E402
 
-from vlint import catalog  # noqa: E402
+from vlint.knowledge import catalog  # noqa: E402
 from vlint.extract.argv import image_entry  # noqa: E402
 
 OLD = """\

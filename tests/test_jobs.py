@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from vlint import lint as lint_module
+from vlint.engine import lint as lint_module
 from vlint.cli import main
-from vlint.lint import Settings, lint
-from vlint.report import renderer
+from vlint.engine.lint import lint
+from vlint.settings import Settings
+from vlint.render import renderer
 
 ROOT = Path(__file__).parent.parent
 INPUTS = [str(ROOT / "tests" / "golden"), str(ROOT / "examples")]

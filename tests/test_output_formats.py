@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.report import RENDERERS
+from vlint.render import RENDERERS
 
 ROOT = Path(__file__).parent.parent
 SNAPSHOTS = Path(__file__).parent / "snapshots"

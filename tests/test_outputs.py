@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vlint.cli import main
-from vlint.outputs import terminal_format, write_atomically
+from vlint.render.outputs import terminal_format, write_atomically
 
 SCRIPT = "vllm serve m --max-num-batched-tokens 16k\n"
 

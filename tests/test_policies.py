@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from vlint.cli import main
-from vlint.config import ConfigError
-from vlint.lint import Settings, lint
-from vlint.policy import installed, load_text
+from vlint.errors import ConfigError
+from vlint.engine.lint import lint
+from vlint.settings import Settings
+from vlint.policy.policies import installed, load_text
 
 # cols:  1   5 6    11 13            27 29 31              47  51     58  62
 LAUNCH = "vllm serve m --max-num-seqs 8 --max-model-len 16k --dtype half\n"
@@ -159,7 +160,7 @@ def test_expressions(tmp_path: Path, expr: str, text: str, expected: list[str]) 
     ],
 )
 def test_only_the_settings_an_expression_reads_go_to_cel(expr: str, used: set[str] | None) -> None:
-    from vlint.policy import settings_used
+    from vlint.policy.policies import settings_used
 
     assert settings_used(expr) == (None if used is None else frozenset(used))
 
@@ -461,7 +462,7 @@ def test_presets(
 
 
 def test_pinned_images_pass_the_strict_policy(tmp_path: Path) -> None:
-    from vlint.presets import combine
+    from vlint.config.presets import combine
 
     policies = combine(["strict"]).policies
     for image, fires in [

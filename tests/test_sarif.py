@@ -11,9 +11,10 @@ import jsonschema
 import pytest
 
 from vlint.checks import MODULES
-from vlint.lint import Report, Settings, lint
+from vlint.engine.lint import Report, lint
+from vlint.settings import Settings
 from vlint.model import Finding, Pos, Span
-from vlint.report import sarif
+from vlint.render import sarif
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "schemas" / "sarif-schema-2.1.0.json"

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import Settings, lint
-from vlint.report import RENDERERS, renderer
+from vlint.engine.lint import lint
+from vlint.settings import Settings
+from vlint.render import RENDERERS, renderer
 
 SECRET = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 KEY = "s3cr3t-k3y-value"

@@ -16,7 +16,9 @@ from dotenv import dotenv_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlint import cli, cli_explain
+from vlint import cli
+
+from vlint.commands import explain as cli_explain
 from vlint.extract.compose import simple_dotenv
 
 ROOT = Path(__file__).parent.parent
@@ -24,8 +26,8 @@ ROOT = Path(__file__).parent.parent
 COMPOSE = ROOT / "examples" / "compose" / "docker-compose.yml"
 # Modules a plain lint run has no use for (other commands, policies, other formats, fixes).
 NOT_IMPORTED = (
-    "vlint.cli_explain", "vlint.cli_confirm", "vlint.cli_flags", "vlint.policy",
-    "vlint.report.json_output", "vlint.report.sarif", "dotenv", "difflib",
+    "vlint.commands.explain", "vlint.commands.confirm", "vlint.commands.flags", "vlint.policy.policies",
+    "vlint.render.json_output", "vlint.render.sarif", "dotenv", "difflib",
 )
 
 RUN = """
@@ -45,7 +47,7 @@ def test_a_lint_run_imports_no_other_command_nor_unused_library() -> None:
     done = subprocess.run([sys.executable, "-c", RUN, str(COMPOSE)], capture_output=True,
                           text=True, check=True, env=env)
     imported = set(json.loads(done.stderr.strip().splitlines()[-1]))
-    assert "vlint.lint" in imported and done.stdout  # it did lint, and found something
+    assert "vlint.engine.lint" in imported and done.stdout  # it did lint, and found something
     assert not imported & set(NOT_IMPORTED)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint_rules import store
 
 DATA = Path(store.__file__).parent / "data"

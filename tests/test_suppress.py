@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 from vlint.model import Finding, Pos, Span
-from vlint.suppress import annotation_directives, apply, directives
+from vlint.filter.suppress import annotation_directives, apply, directives
 
 ROOT = Path(__file__).parent.parent
 # In vLLM 0.33.0: VL202 at column 39 ('16k'), VL101 at 43 ('--swap-are=1'), VL107 at 56 ('4').

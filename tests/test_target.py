@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 SCRIPT = "vllm serve m --max-num-seqs 8\n"
 COMPOSE = """services:
@@ -88,7 +89,7 @@ def test_no_pin_uses_the_newest_release_and_says_so(tmp_path: Path) -> None:
 
 
 def _newest() -> str:
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     return str(catalog.newest())
 

@@ -16,13 +16,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 try:
-    from vlint.values import ParsedValue, is_exact, parse_value
+    from vlint.normalise.values import ParsedValue, is_exact, parse_value
 except ImportError:  # running from a checkout without an installed vlint
     sys.path.insert(0, str(ROOT / "linter"))
-    from vlint.values import ParsedValue, is_exact, parse_value
+    from vlint.normalise.values import ParsedValue, is_exact, parse_value
 
 def recorded() -> Iterator[tuple[str, str, dict[str, Any], str, dict[str, Any]]]:
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     for version in catalog.known_releases():
         data = catalog.load(version).raw

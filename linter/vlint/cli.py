@@ -1,4 +1,4 @@
-"""The command line: a thin click shell over :func:`vlint.lint.lint`."""
+"""The command line: a thin click shell over :func:`vlint.engine.lint.lint`."""
 
 from __future__ import annotations
 
@@ -10,24 +10,27 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vlint import __version__, outputs
-from vlint.config import ConfigError
+from vlint import __version__
+
+from vlint.render import outputs
+from vlint.errors import ConfigError
 
 if TYPE_CHECKING:
-    from vlint.lint import Report, Settings
-    from vlint.policy import Policy
-    from vlint.report.style import Style
+    from vlint.engine.lint import Report
+    from vlint.settings import Settings
+    from vlint.policy.policies import Policy
+    from vlint.render.style import Style
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 COLOUR_CHOICES = ("auto", "always", "never")
 # The commands besides check, by name: their modules are imported only when one is named (or
 # help lists them), so that a lint run (a pre-commit hook on one file) builds only check.
 LAZY_COMMANDS = {
-    "rule": ("vlint.cli_explain", "rule_command"),
-    "rules": ("vlint.cli_explain", "rules_command"),
-    "show": ("vlint.cli_explain", "show_command"),
-    "confirm": ("vlint.cli_confirm", "confirm_command"),
-    "flags": ("vlint.cli_flags", "flags_command"),
+    "rule": ("vlint.commands.explain", "rule_command"),
+    "rules": ("vlint.commands.explain", "rules_command"),
+    "show": ("vlint.commands.explain", "show_command"),
+    "confirm": ("vlint.commands.confirm", "confirm_command"),
+    "flags": ("vlint.commands.flags", "flags_command"),
 }
 
 
@@ -35,7 +38,7 @@ def codes(values: Sequence[str], option: str) -> tuple[str, ...]:
     """The codes of a ``--select``-like option (comma-separated, repeatable; rule names become
     their codes): a usage error (exit 2) for one no rule has.  Policy ids are checked once the
     run's policies are known (``check_policy_codes``)."""
-    from vlint.filtering import Known, UnknownCode
+    from vlint.filter.selection import Known, UnknownCode
 
     written = [code for value in values for code in value.split(",") if code.strip()]
     try:
@@ -47,7 +50,7 @@ def codes(values: Sequence[str], option: str) -> tuple[str, ...]:
 def check_policy_codes(settings: Settings, policies: Sequence[Policy]) -> None:
     """A usage error for a code of ``--select``, ``--extend-select`` or ``--ignore`` (in
     ``settings``) that neither a rule nor one of the run's ``policies`` has."""
-    from vlint.filtering import Known, UnknownCode
+    from vlint.filter.selection import Known, UnknownCode
 
     known = Known(policies)
     options = {"--select": settings.select, "--extend-select": settings.extend_select,
@@ -143,7 +146,7 @@ def _check_options(function: click.decorators.FC) -> click.decorators.FC:
 
 
 def unknown_target(target_version: str) -> click.UsageError:
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     try:
         catalog.target(target_version)
@@ -157,7 +160,7 @@ def unknown_target(target_version: str) -> click.UsageError:
 
 def check_target(target_version: str | None) -> None:
     """A usage error (exit 2) for a --target-version that names no known release or range."""
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     if target_version is None:
         return
@@ -196,8 +199,9 @@ def _run_check(
     Exit status: 0 when no finding reaches the failure threshold, 1 when one does, 2 on a
     usage, configuration or internal error.
     """
-    from vlint import config
-    from vlint.lint import Settings, lint
+    from vlint.config import files as config
+    from vlint.engine.lint import lint
+    from vlint.settings import Settings
 
     check_target(target_version)
     if config_path is not None and isolated:
@@ -217,7 +221,7 @@ def _run_check(
     packs = [name.strip() for value in policy_pack for name in value.split(",") if name.strip()]
     # Each file's configuration is read as the file is reached (a broken one is exit 2).
     settings = config.for_files(named, config_path, isolated, flags, packs)
-    from vlint.report.style import Style, use_colour
+    from vlint.render.style import Style, use_colour
 
     if statistics and output_format not in ("full", "concise", "json"):
         raise click.UsageError("--statistics prints text or json, not " + output_format)
@@ -230,7 +234,7 @@ def _run_check(
     # integration reads it); everything else goes to standard error.
     to_stderr = fix and not diff and "-" in paths
     if fix or diff:
-        from vlint.cli_fix import apply_or_diff
+        from vlint.commands.fix import apply_or_diff
 
         report, fixed = apply_or_diff(
             list(paths) or ["."], settings, report, unsafe_fixes, diff, quiet=quiet
@@ -238,12 +242,12 @@ def _run_check(
     _print(report, output_format, style, statistics, to_stderr)
     outputs.write_outputs(report, output)
     if output_format != "full" and not quiet:  # the full format prints them itself
-        from vlint.report.escape import plain_line
+        from vlint.render.escape import plain_line
 
         for note in report.notes:
             click.echo(plain_line(f"note: {note}"), err=True)
     if (fixed is not None or unsafe_fixes) and not quiet:
-        from vlint.cli_fix import summarise
+        from vlint.commands.fix import summarise
 
         summarise(report, fixed, unsafe_fixes, to_stderr=output_format != "full" or to_stderr)
     empty = report.invocations == 0
@@ -255,14 +259,14 @@ def _run_check(
 
 
 def _nothing_checked(files: int) -> str:
-    from vlint.report.style import plural
+    from vlint.render.style import plural
 
     return f"warning: no vLLM launch found in {plural(files, 'file')}: nothing was checked"
 
 
 def _run_policies(settings: Settings) -> tuple[Policy, ...]:
     """The policies of every settings the run used (each file's, with its configuration)."""
-    from vlint.config import Nearest
+    from vlint.config.files import Nearest
 
     per_file = settings.per_file
     return per_file.policies() if isinstance(per_file, Nearest) else settings.policies
@@ -273,17 +277,17 @@ def _print(
 ) -> None:
     """The findings (or ``--statistics``) on standard output (or error), in colour where
     ``style`` says."""
-    from vlint.report import renderer
+    from vlint.render import renderer
 
     if style.quiet > 1:
         return
     if statistics:
-        from vlint.report import statistics as stats
+        from vlint.render import statistics as stats
 
         json_format = output_format == "json"
         text = stats.render_json(report) if json_format else stats.render_text(report, style)
     elif output_format in ("full", "concise"):
-        from vlint.report import concise, full
+        from vlint.render import concise, full
 
         text = (full if output_format == "full" else concise).render(report, style)
     else:
@@ -298,7 +302,7 @@ def _progress(disabled: bool) -> Iterator[None]:
     if disabled or not stream.isatty():
         yield
         return
-    from vlint.report.progress import Progress
+    from vlint.render.progress import Progress
 
     progress = Progress(stream)
     progress.start()
@@ -326,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         error.show()
         return 2
     except ConfigError as error:
-        from vlint.report.escape import plain_text
+        from vlint.render.escape import plain_text
 
         click.echo(plain_text(str(error)), err=True)
         return 2

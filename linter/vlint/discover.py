@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-from vlint.globs import PathMatcher
+from vlint.syntax.globs import PathMatcher
 
 ALWAYS_EXCLUDED = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",

@@ -1,6 +1,6 @@
 """The catalog's storage format: keyframes, deltas between releases, and lifecycle facts.
 
-Stdlib only: ``rules/generate.py`` packs with it (in any Python) and ``vlint.catalog`` unpacks
+Stdlib only: ``rules/generate.py`` packs with it (in any Python) and ``vlint.knowledge.catalog`` unpacks
 with it.  The format is described in ``rules/README.md`` ("File format").
 
 Releases are ordered by version.  Every ``KEYFRAME_EVERY``-th release counted from the oldest,

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from vlint.catalog import OptionSpec, ParserSpec, Release
+from vlint.knowledge.catalog import OptionSpec, ParserSpec, Release
 
 ENTRIES = ("serve", "api_server")
 

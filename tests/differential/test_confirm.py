@@ -165,7 +165,8 @@ def test_other_release_is_unverified(release_env: Any, cases: Path) -> None:
     """A finding about 0.31.0 judged by a 0.32.0 probe.  (``vlint confirm --target-version
     0.31.0`` itself picks the cached venv with 0.31.0's sources, so the probe is chosen here.)"""
     from vlint.confirm import confirm, find_python
-    from vlint.lint import Settings, lint
+    from vlint.engine.lint import lint
+    from vlint.settings import Settings
 
     report = lint([str(cases / "vl202.sh")], Settings(target="0.31.0"))
     confirmed = confirm(report, "parse", find_python(None, "0.32.0"))
@@ -181,7 +182,7 @@ def test_refuted_when_vllm_accepts(release_env: Any) -> None:
     from packaging.version import Version
 
     from vlint.confirm import confirm, find_python
-    from vlint.lint import Report, lint_text
+    from vlint.engine.lint import Report, lint_text
     from vlint.model import Finding
 
     report = Report()

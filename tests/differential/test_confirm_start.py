@@ -18,7 +18,8 @@ from realvllm import RealVLLM
 
 from vlint.confirm import find_python
 from vlint.confirm.start import StartOutcome, confirm_report, parse_log, server_argv
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 GOOD = "vllm serve org/model --max-model-len 512 --max-num-seqs 4 --port $PORT"
 BAD = "vllm serve org/model --max-model-len 512 --max-num-seqs 512 --max-num-batched-tokens 256"

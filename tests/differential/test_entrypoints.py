@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from releases import RELEASES, catalog_release
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 MODEL = "facebook/opt-125m"
 

@@ -32,10 +32,10 @@ import pytest
 from packaging.version import Version
 
 from releases import RELEASES, catalog_release, record
-from vlint import catalog
-from vlint.curated import document
+from vlint.knowledge import catalog
+from vlint.knowledge.curated import document
 from vlint.extract.python import extract
-from vlint.lint import check_invocation
+from vlint.engine.lint import check_invocation
 from vlint.model import Finding
 
 pytestmark = pytest.mark.differential

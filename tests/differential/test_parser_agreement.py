@@ -1,4 +1,4 @@
-"""Differential test: vlint's argv normaliser (linter/vlint/normalise.py) judged by real vLLM.
+"""Differential test: vlint's argv normaliser (linter/vlint/normalise/resolution.py) judged by real vLLM.
 
 For every release and entry (``vllm serve``; the api_server module where the catalog has it),
 hand-written argvs covering each parser behaviour vlint models plus argvs generated from the
@@ -38,10 +38,10 @@ from argv_cases import (
     prefix_cases,
 )
 from releases import RELEASES, catalog_release, record
-from vlint.catalog import ParserSpec, Release
-from vlint.lint import check_invocation
+from vlint.knowledge.catalog import ParserSpec, Release
+from vlint.engine.lint import check_invocation
 from vlint.model import Invocation, Pos, Span, Token, line_locator
-from vlint.normalise import Resolution, resolve
+from vlint.normalise.resolution import Resolution, resolve
 
 pytestmark = pytest.mark.differential
 

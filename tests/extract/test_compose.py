@@ -4,7 +4,9 @@ import pathlib
 
 import pytest
 
-from vlint.extract import Unparsable, yamlpos
+from vlint.errors import Unparsable
+
+from vlint.syntax import yamlpos
 from vlint.extract.compose import extract
 from vlint.model import Invocation, Pos, Span, Token
 

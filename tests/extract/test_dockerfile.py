@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from vlint.discover import kind_of
-from vlint.extract import Unparsable
+from vlint.errors import Unparsable
 from vlint.extract.dockerfile import extract, parse
 from vlint.model import Invocation, Pos, Span, Token
 

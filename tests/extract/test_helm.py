@@ -5,7 +5,7 @@ import pathlib
 import pytest
 
 from vlint.discover import kind_of
-from vlint.extract import Unparsable
+from vlint.errors import Unparsable
 from vlint.extract.helm import claims, extract, mask
 from vlint.model import Invocation, Pos, Span, Token
 

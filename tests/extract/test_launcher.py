@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from vlint.extract import Unparsable
+from vlint.errors import Unparsable
 from vlint.extract.launcher import claims, extract
 from vlint.model import Pos, Span
 

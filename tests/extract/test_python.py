@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from vlint.extract import Unparsable
+from vlint.errors import Unparsable
 
 from vlint.extract.python import extract
 from vlint.model import Invocation, Keyword, Pos, Span, Token

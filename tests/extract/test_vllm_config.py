@@ -3,7 +3,8 @@ from __future__ import annotations
 import pathlib
 
 from vlint.extract.vllm_config import claims, extract, read, referenced
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 from vlint.model import Pos, Span
 
 

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.extract import EXTRACTORS
-from vlint.lint import Report, lint_text
+from vlint.engine.lint import Report, lint_text
 from vlint.model import Finding, Pos
 
 KINDS = tuple(sorted(EXTRACTORS))

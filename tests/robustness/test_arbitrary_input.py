@@ -12,9 +12,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from robust_support import KINDS, examples, run_pipeline
 
-from vlint import catalog
-from vlint.extract import Unparsable, extractor
-from vlint.lint import Settings, lint
+from vlint.knowledge import catalog
+from vlint.extract import extractor
+from vlint.errors import Unparsable
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 from vlint.model import Finding
 
 BOUNDED = settings(max_examples=examples(60), deadline=None,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
 
 from robust_support import examples

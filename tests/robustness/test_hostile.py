@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
 
 GOOD = "vllm serve m --max-model-len 16k\n"  # VL202 at 1:30
@@ -76,7 +76,8 @@ def test_a_huge_yaml_file_is_skipped_in_bounded_time(
 
 
 def test_the_size_limit_is_a_setting(tmp_path: Path) -> None:
-    from vlint.lint import Settings, lint
+    from vlint.engine.lint import lint
+    from vlint.settings import Settings
 
     (tmp_path / "good.sh").write_text(GOOD)
     (tmp_path / "big.sh").write_text(GOOD + "# padding\n" * 100)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""Property tests for vlint's value parser (``vlint.values``): it never raises, a written-out
+"""Property tests for vlint's value parser (``vlint.normalise.values``): it never raises, a written-out
 value parses back to itself, and unit suffixes mean what vLLM's ``human_readable_int`` means
 (lower case k/m/g/t powers of 1000, upper case K/M/G/T powers of 1024), computed here
 independently with exact integer and fraction arithmetic."""
@@ -10,7 +10,7 @@ from fractions import Fraction
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from vlint.values import ParsedValue, parse_human_int, parse_value
+from vlint.normalise.values import ParsedValue, parse_human_int, parse_value
 
 from robust_support import examples
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from vlint import catalog
-from vlint.catalog import Lifetime, Release
+from vlint.knowledge import catalog
+from vlint.knowledge.catalog import Lifetime, Release
 from vlint.checks import flag_not_yet_available
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 OLD = catalog.known_releases()[0]
 ADDED = Version("99.0")  # the simulated first release with `vllm serve`

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from vlint import catalog
-from vlint.catalog import ParserSpec
+from vlint.knowledge import catalog
+from vlint.knowledge.catalog import ParserSpec
 from vlint.checks.removed_flag import Rename, renames
-from vlint.fix import apply_fixes
-from vlint.lint import Settings, lint
+from vlint.fix.apply import apply_fixes
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 ENTRIES = sorted(renames().values(), key=lambda r: r.old)
 

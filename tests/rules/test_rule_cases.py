@@ -16,9 +16,10 @@ import pytest
 from packaging.version import Version
 from ruamel.yaml import YAML
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.checks import MODULES
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 from vlint.model import Finding
 
 CASES = Path(__file__).parent / "cases"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from vlint import catalog
-from vlint.catalog import Release
+from vlint.knowledge import catalog
+from vlint.knowledge.catalog import Release
 from vlint.extract import extractor
-from vlint.normalise import resolve
+from vlint.normalise.resolution import resolve
 
 
 def _release() -> Release:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 GUARD_S = 20  # a hang guard, not a time budget: every input below takes well under a second
 MEMORY_CAP = 3 * 1024**3
@@ -102,7 +103,8 @@ def test_dockerfile_arg_doubling_is_unparsable_not_a_hang(tmp_path: Path) -> Non
 
 
 def test_dockerfile_expansion_counts_its_work() -> None:
-    from vlint.extract import Unparsable, dockerfile
+    from vlint.extract import dockerfile
+    from vlint.errors import Unparsable
 
     # A value used many times: each use is expanded work, even when no single value is big.
     value = "y" * 60_000
@@ -415,8 +417,8 @@ def test_row_matches_is_linear_time(tmp_path: Path) -> None:
     [("(a)\\1", "backreference"), ("(?=a)b", "lookaround"), ("[", "not a regular expression")],
 )
 def test_row_matches_rejects_what_re2_cannot_run(tmp_path: Path, pattern: str, problem: str) -> None:
-    from vlint.config import ConfigError
-    from vlint.policy import load_text
+    from vlint.errors import ConfigError
+    from vlint.policy.policies import load_text
 
     policy = (
         "policies:\n  - id: ORG001\n    severity: warning\n    message: m\n    help: h\n"

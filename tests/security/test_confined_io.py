@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
 
 SECRET = "SECRETMARKER7f3a"
@@ -265,7 +265,7 @@ def test_fix_never_writes_outside_the_repository(
 
 def test_fix_refuses_a_file_outside_the_roots_given_directly(tmp_path: Path) -> None:
     from vlint.discover import Refused
-    from vlint.fix import Change, write
+    from vlint.fix.apply import Change, write
 
     repo, outside = _layout(tmp_path)
     (outside / "serve.sh").write_text("vllm serve m --max-model-len 16k\n")

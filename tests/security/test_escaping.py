@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from vlint import catalog
+from vlint.knowledge import catalog
 from vlint.cli import main
-from vlint.report import escape
+from vlint.render import escape
 
 SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"

@@ -20,9 +20,10 @@ from typing import Any
 
 import pytest
 
-from vlint import lint as lint_module
+from vlint.engine import lint as lint_module
 from vlint.cli import main
-from vlint.lint import Settings, lint
+from vlint.engine.lint import lint
+from vlint.settings import Settings
 
 # VL202 (warning) at 1:39 in vLLM 0.33.0.
 GOOD = "vllm serve m --max-num-batched-tokens 16k\n"
@@ -103,7 +104,7 @@ def test_a_failing_extractor(
 def test_a_failing_normaliser(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vlint import normalise
+    from vlint.normalise import resolution as normalise
 
     monkeypatch.setattr(normalise, "resolve", _fail_on_bad(normalise.resolve, KeyError(SECRET)))
     _assert_one_internal_error(*_run(capsys), "KeyError", "normalise")
@@ -120,7 +121,7 @@ def test_a_failing_rule(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.
 def test_a_failing_policy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vlint import policy_check
+    from vlint.policy import evaluate as policy_check
 
     (tmp_path / "org.yaml").write_text(
         "policies:\n  - id: ORG001\n    severity: info\n    message: no\n    help: no\n"

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Literal, Protocol
 
 from vlint.model import Finding, Fix, Severity, Span
-from vlint.normalise import Resolution
+from vlint.normalise.resolution import Resolution
 
 FixSafety = Literal["safe", "unsafe", "none"]
 

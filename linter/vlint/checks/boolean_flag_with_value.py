@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
 from vlint.model import Edit, Finding, Fix
-from vlint.normalise import OptionUse
+from vlint.normalise.resolution import OptionUse
 
 RULE = Rule(code="VL206", name="boolean-flag-with-value", severity="error", since="0.1.0",
             fix="safe")

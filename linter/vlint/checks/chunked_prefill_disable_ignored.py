@@ -39,7 +39,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from vlint.bounds import facts
+from vlint.normalise.bounds import facts
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from vlint.catalog import ParserSpec
+from vlint.knowledge.catalog import ParserSpec
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
 from vlint.model import Edit, Finding, Fix, Span
-from vlint.normalise import OptionUse
+from vlint.normalise.resolution import OptionUse
 
 RULE = Rule(code="VL104", name="deprecated-flag", severity="warning", since="0.1.0",
             fix="unsafe")

@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.catalog import ParserSpec
+from vlint.knowledge.catalog import ParserSpec
 from vlint.checks.base import Context, Rule
 from vlint.checks.quoting import holds_secret, masked, value_redactions
 from vlint.model import Finding, Span
-from vlint.normalise import OptionUse
+from vlint.normalise.resolution import OptionUse
 
 RULE = Rule(code="VL109", name="duplicate-flag", severity="warning", since="0.2.0")
 

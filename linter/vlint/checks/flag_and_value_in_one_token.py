@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.catalog import OptionSpec
+from vlint.knowledge.catalog import OptionSpec
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding, Token
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.catalog import option_lifetimes
+from vlint.knowledge.catalog import option_lifetimes
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import lifetime, release_version, unknown_uses
 from vlint.model import Finding

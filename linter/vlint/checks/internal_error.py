@@ -40,7 +40,7 @@ _HELP = "nothing else in this file was reported; this is a vlint bug, please rep
 
 
 def check(context: Context) -> Iterator[Finding]:
-    """Nothing per invocation: the pipeline (``vlint.lint.lint_text``) reports this rule when
+    """Nothing per invocation: the pipeline (``vlint.engine.lint.lint_text``) reports this rule when
     linting a file raises or runs past its time budget."""
     return iter(())
 

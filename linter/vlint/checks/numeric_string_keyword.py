@@ -35,7 +35,7 @@ from packaging.specifiers import SpecifierSet
 
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import integer_setting
-from vlint.curated import document
+from vlint.knowledge.curated import document
 from vlint.model import Finding
 
 RULE = Rule(code="VL207", name="numeric-string-keyword", severity="info", since="0.1.0")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from vlint.checks.security import is_placeholder, secret_kinds
 from vlint.model import Span, Token
-from vlint.normalise import OptionUse, ValueUse
-from vlint.redaction import mask_secret
+from vlint.normalise.resolution import OptionUse, ValueUse
+from vlint.model.redaction import mask_secret
 
 SECRET_DESTS = frozenset({"api_key", "hf_token"})
 

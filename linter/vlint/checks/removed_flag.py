@@ -34,10 +34,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from vlint.catalog import ParserSpec
+from vlint.knowledge.catalog import ParserSpec
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import lifetime, release_version, unknown_uses
-from vlint.curated import document
+from vlint.knowledge.curated import document
 from vlint.model import Edit, Finding, Fix
 
 RULE = Rule(code="VL103", name="removed-flag", severity="error", since="0.1.0", fix="safe")

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from vlint.checks.base import Context, Rule
 from vlint.checks.security import is_placeholder, secret_kinds, secrets_in, written_here
 from vlint.model import Finding, Span, Token
-from vlint.redaction import mask_secret
+from vlint.model.redaction import mask_secret
 
 RULE = Rule(code="VL503", name="secret-in-config", severity="error", since="0.1.0")
 

@@ -8,12 +8,12 @@ from typing import Any, Mapping
 
 from packaging.version import Version
 
-from vlint.catalog import Lifetime, option_lifetimes
-from vlint.bounds import Violation, violations
+from vlint.knowledge.catalog import Lifetime, option_lifetimes
+from vlint.normalise.bounds import Violation, violations
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding
-from vlint.normalise import OptionUse, ValueUse
-from vlint.values import parse_value
+from vlint.normalise.resolution import OptionUse, ValueUse
+from vlint.normalise.values import parse_value
 
 SUFFIXED_NUMBER = re.compile(r"^(?P<number>-?\d+(?:\.\d+)?)(?P<suffix>[kKmMgGtT])$")
 

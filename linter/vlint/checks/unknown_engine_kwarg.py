@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from vlint.catalog import known_releases, load
+from vlint.knowledge.catalog import known_releases, load
 from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.model import Edit, Finding, Fix
 

@@ -34,5 +34,5 @@ RULE = Rule(code="VL002", name="unparsable-file", severity="warning", since="0.1
 
 def check(context: Context) -> Iterator[Finding]:
     """Nothing per invocation: an unparsable file has none, so the pipeline
-    (``vlint.lint.lint_text``) reports this rule when an extractor raises ``Unparsable``."""
+    (``vlint.engine.lint.lint_text``) reports this rule when an extractor raises ``Unparsable``."""
     return iter(())

@@ -47,5 +47,5 @@ RULE = Rule(code="VL001", name="unused-suppression", severity="warning", since="
 
 def check(context: Context) -> Iterator[Finding]:
     """Nothing per invocation: whether a suppression was used is only known once every finding
-    of the file exists, so the filter stage (``vlint.suppress.apply``) reports this rule."""
+    of the file exists, so the filter stage (``vlint.filter.suppress.apply``) reports this rule."""
     return iter(())

@@ -78,12 +78,12 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from packaging.version import Version
 
 from vlint.discover import repository_root, within
-from vlint.lint import Report
+from vlint.engine.lint import Report
 from vlint.model import Confirmation, ConfirmationState, Finding, Invocation, Span, Token
 
 if TYPE_CHECKING:
-    from vlint.catalog import Release
-    from vlint.normalise import OptionUse
+    from vlint.knowledge.catalog import Release
+    from vlint.normalise.resolution import OptionUse
 
 __all__ = ["Confirmation", "ConfirmationState", "Interrupted", "Level", "Probe", "ProbeError",
            "Sandbox", "VLLMPython", "confirm", "find_python", "probe_release", "refusal",
@@ -493,8 +493,8 @@ def _resolved(finding: Finding, invocation: Invocation, answer: _Answer,
     namespace = (answer.reply or {}).get("namespace")
     if not isinstance(namespace, dict) or release is None:
         return None
-    from vlint import catalog
-    from vlint.normalise import resolve
+    from vlint.knowledge import catalog
+    from vlint.normalise.resolution import resolve
 
     try:
         resolution = resolve(invocation, catalog.load(release))
@@ -950,7 +950,7 @@ def _negative(use: OptionUse, setting: Any) -> bool:
 
 
 def _releases_of(targets: Sequence[Version]) -> list[Release]:
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     releases = []
     for version in targets:
@@ -971,7 +971,7 @@ def refusal(invocation: Invocation, targets: Sequence[Version], level: str, work
         return None
     if invocation.style == "python":
         return _refused_keywords(invocation, level, work)
-    from vlint.normalise import resolve
+    from vlint.normalise.resolution import resolve
 
     releases = _releases_of(targets) or _releases_of(_newest())
     strings = _code_strings(releases)
@@ -1010,7 +1010,7 @@ def refusal(invocation: Invocation, targets: Sequence[Version], level: str, work
 
 
 def _newest() -> list[Version]:
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     return [catalog.newest()]
 
@@ -1031,7 +1031,7 @@ def _refused_keywords(invocation: Invocation, level: str, work: str) -> str | No
 def loopback_words(invocation: Invocation, targets: Sequence[Version]) -> list[str]:
     """The invocation's words with every address option's value replaced by 127.0.0.1 (as
     each targeted release's parser would match the option)."""
-    from vlint.normalise import resolve
+    from vlint.normalise.resolution import resolve
 
     words = [t.text for t in invocation.args]
     index = {id(t): i for i, t in enumerate(invocation.args)}

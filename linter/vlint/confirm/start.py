@@ -36,7 +36,7 @@ from vlint.checks.setting_changed_at_start import RULE as CHANGED_RULE
 from vlint.confirm import (MODEL_SPECIFIC, TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner,
                            find_python, loopback_words, python_command, refusal, report_roots,
                            sandbox, stop_tree, stopping_children)
-from vlint.lint import Report
+from vlint.engine.lint import Report
 from vlint.model import Confirmation, Finding, Invocation, Span, Token
 
 StartState = Literal["healthy", "exited", "timeout", "unhealthy"]

@@ -6,16 +6,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Protocol, cast
 
-from vlint.model import Invocation, Pos
-
-
-class Unparsable(Exception):
-    """Raised by an extractor for a file it cannot parse; reported as VL002 unparsable-file."""
-
-    def __init__(self, message: str, where: Pos = Pos(1, 1)) -> None:
-        super().__init__(message)
-        self.message = message
-        self.where = where
+from vlint.model import Invocation
 
 
 class Extractor(Protocol):

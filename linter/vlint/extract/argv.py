@@ -240,7 +240,7 @@ def image_entry(target: str | None) -> Entry:
         return "serve"
     from packaging.version import InvalidVersion, Version
 
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     try:
         version = catalog.newest() if target == LATEST else Version(target)
@@ -264,7 +264,7 @@ def _nearest_image(known: Sequence[Version], index: int) -> Mapping[str, Any]:
     the newer one first (the official image's ENTRYPOINT changed once in all known releases,
     and never between neighbours that both record it).
     """
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     for distance in range(len(known)):
         for neighbour in (index + distance, index - distance):

@@ -20,7 +20,7 @@ from vlint.model import Invocation, Pos, Span, Token
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "compose"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -61,7 +61,7 @@ def extract(
 
     ``variables`` replaces the ``.env`` file beside ``path`` as the source of interpolation.
     """
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     documents = yamlpos.parse_documents(text)
     if variables is None:
@@ -218,7 +218,7 @@ def _plain_chars(text: str) -> Chars:
 
 
 def _scalar_chars(source: SourceIndex, node: Node, variables: Mapping[str, str]) -> Chars | None:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
         return None
@@ -395,7 +395,7 @@ class _Argv:
 
 
 def _argv(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) -> _Argv | None:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     if node is None or yamlpos.is_null(node):
         return None
@@ -418,7 +418,7 @@ def _environment(
     names: dict[str, Span] | None = None,
 ) -> dict[str, Token]:
     """The service's ``environment:``; ``names`` receives where each name is written."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     env: dict[str, Token] = {}
     names = {} if names is None else names
@@ -444,7 +444,7 @@ def _environment(
 def _service(
     path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]
 ) -> list[Invocation]:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
     from vlint.extract.argv import image_entry, recognise_all, release_from_image
 
     if yamlpos.mapping_node(service) is None:

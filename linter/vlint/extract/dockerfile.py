@@ -67,7 +67,7 @@ class _Budget:
 
     def spend(self, chars: Chars, variables: Mapping[str, str]) -> None:
         """Charge the most that interpolating ``chars`` can substitute, before doing it."""
-        from vlint.extract import Unparsable
+        from vlint.errors import Unparsable
 
         if "$" not in chars.text:
             return
@@ -321,7 +321,7 @@ def exec_form(chars: Chars) -> tuple[Token, ...] | None:
 
     Text that starts like a JSON array of strings but is not one raises Unparsable.
     """
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     text = chars.text
     if not re.match(r"\[[ \t\r\n]*[\"'\]]", text):
@@ -353,7 +353,7 @@ def exec_form(chars: Chars) -> tuple[Token, ...] | None:
 
 
 def _after_array(chars: Chars, index: int) -> tuple[Token, ...]:
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     if chars.text[index + 1 :].strip(" \t\r\n"):
         raise Unparsable("exec form: text after ']'", chars.locate(index + 1))
@@ -368,7 +368,7 @@ def _skip_space(text: str, index: int) -> int:
 
 def _json_string(chars: Chars, start: int) -> tuple[Token, int]:
     """The JSON string opening at ``start``: its token and the index after its closing quote."""
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     text = chars.text
     out: list[str] = []

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
     from vlint.extract.kubernetes import _Reader
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "helm"
 _PLACEHOLDER = "x"
@@ -76,7 +76,7 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
     the text read is the rendering in which each conditional takes its first branch, so two
     exclusive branches never give contradictory arguments.
     """
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
     chars = list(text)
     unresolved: dict[Pos, str] = {}
@@ -131,7 +131,8 @@ def _follow(action: str, skipping: list[bool]) -> None:
 
 def extract(path: str, text: str) -> list[Invocation]:
     """Every vLLM launch in a chart template or values file; never raises on a template."""
-    from vlint.extract import kubernetes, yamlpos
+    from vlint.extract import kubernetes
+    from vlint.syntax import yamlpos
 
     masked, unresolved = mask(text)
     source = yamlpos.SourceIndex(masked)
@@ -162,7 +163,8 @@ def _restore(invocation: Invocation, unresolved: Mapping[Pos, str]) -> Invocatio
 
 def _documents(masked: str, *, strict: bool) -> list[Node]:
     """The masked text's documents; without templates, invalid YAML is Unparsable."""
-    from vlint.extract import Unparsable, yamlpos
+    from vlint.errors import Unparsable
+    from vlint.syntax import yamlpos
 
     try:
         return yamlpos.parse_documents(masked)
@@ -186,7 +188,7 @@ def _documents(masked: str, *, strict: bool) -> list[Node]:
 def _image_of(reader: _Reader, node: Node) -> str | None:
     """A mapping's vLLM server image: ``image: REF``, ``image: {repository, tag}``, or
     ``repository:`` + ``tag:`` beside the arguments."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
     from vlint.extract.argv import is_server_image
 
     image_node = yamlpos.mapping_get(node, "image")
@@ -209,7 +211,7 @@ def _values(
     reader: _Reader, node: Node, image: str | None, depth: int,
     seen: set[tuple[int, str | None]] | None = None,
 ) -> list[Invocation]:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     # An alias is its anchored node again: visiting it once per alias would take exponential
     # time on nested aliases ("billion laughs").

@@ -27,7 +27,7 @@ from vlint.model import Invocation, Pos, Span, Token
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "kubernetes"
 _API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
@@ -51,7 +51,8 @@ def claims(path: str, data: bytes) -> bool:
 
 def extract(path: str, text: str) -> list[Invocation]:
     """Every vLLM launch in a (multi-document) manifest; raises Unparsable on invalid YAML."""
-    from vlint.extract import Unparsable, yamlpos
+    from vlint.errors import Unparsable
+    from vlint.syntax import yamlpos
 
     try:
         documents = yamlpos.parse_documents(text)
@@ -104,7 +105,7 @@ class _Reader:
         self.tokens: dict[int, Token | None] = {}
 
     def note_runtime(self, document: Node) -> None:
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         if yamlpos.mapping_node(document) is None:
             return
@@ -132,7 +133,7 @@ class _Reader:
         return self.tokens[id(node)]
 
     def _token(self, node: Node) -> Token | None:
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
             return None
@@ -143,7 +144,7 @@ class _Reader:
 
     def words(self, node: Node | None) -> list[Token] | None:
         """A list of strings (``command:``, ``args:``); None when absent or not a list."""
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         if node is None or yamlpos.is_null(node):
             return None
@@ -159,7 +160,7 @@ class _Reader:
     def list_span(self, node: Node) -> Span:
         """From a list's first item to the end of its last (a block list's own end mark is
         at the next key)."""
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         items = yamlpos.sequence_items(node) or [node]
         return Span(
@@ -168,7 +169,7 @@ class _Reader:
 
     def env(self, node: Node | None) -> dict[str, Token]:
         """``env:`` as a list of name/value entries (Kubernetes) or a name -> value mapping."""
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         env: dict[str, Token] = {}
         if node is None:
@@ -198,7 +199,7 @@ class _Reader:
     # -- structure ------------------------------------------------------------------------
 
     def walk(self, node: Node, depth: int) -> list[Invocation]:
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         if depth > _MAX_DEPTH or id(node) in self.walked:
             return []
@@ -222,7 +223,7 @@ class _Reader:
     def container(
         self, node: Node, more_args: Sequence[Token] = (), more_env: Mapping[str, Token] | None = None
     ) -> list[Invocation]:
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
         from vlint.extract.argv import is_server_image, recognise_all
 
         if yamlpos.mapping_node(node) is None:
@@ -283,7 +284,7 @@ class _Reader:
 
     def engine_args(self, node: Node) -> list[Invocation]:
         """Argument lists a controller appends to vLLM's API server (KServe, KubeAI)."""
-        from vlint.extract import yamlpos
+        from vlint.syntax import yamlpos
 
         args_node = yamlpos.mapping_get(node, "args")
         if args_node is None or not yamlpos.sequence_items(args_node):
@@ -337,7 +338,7 @@ class Budget:
 
     def spend(self, token: Token, env: Mapping[str, Token]) -> None:
         """Charge the most that expanding ``token`` can substitute, before doing it."""
-        from vlint.extract import Unparsable
+        from vlint.errors import Unparsable
 
         self.left -= sum(
             len(value.text) for m in _REFERENCE.finditer(token.text)

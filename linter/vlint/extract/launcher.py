@@ -22,7 +22,7 @@ from vlint.model import Invocation, Pos
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "launcher"
 _ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
@@ -53,7 +53,7 @@ def claims(path: str, data: bytes) -> bool:
 
 def extract(path: str, text: str) -> list[Invocation]:
     """Every vLLM launch in the file's shell texts; raises Unparsable for invalid YAML."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     source = yamlpos.SourceIndex(text)
     found: list[Invocation] = []
@@ -71,7 +71,7 @@ def extract(path: str, text: str) -> list[Invocation]:
 
 def _image_release(document: Node) -> str | None:
     """The release a dstack ``image:`` pins; the commands run inside that image."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
     from vlint.extract.argv import release_from_image
 
     image = yamlpos.mapping_get(document, "image")
@@ -81,7 +81,7 @@ def _image_release(document: Node) -> str | None:
 
 
 def _scripts(document: Node) -> list[Node]:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     scripts: list[Node] = []
     jobs = yamlpos.mapping_node(yamlpos.mapping_get(document, "jobs"))
@@ -101,7 +101,7 @@ def _scripts(document: Node) -> list[Node]:
 
 
 def _step_runs(steps: Node | None) -> list[Node]:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     found: list[Node] = []
     for step in yamlpos.sequence_items(steps) if steps is not None else []:
@@ -112,7 +112,8 @@ def _step_runs(steps: Node | None) -> list[Node]:
 
 
 def _shell(path: str, source: SourceIndex, node: Node) -> list[Invocation]:
-    from vlint.extract import shell, yamlpos
+    from vlint.extract import shell
+    from vlint.syntax import yamlpos
 
     assert yamlpos.is_scalar(node)
     if yamlpos.is_null(node):

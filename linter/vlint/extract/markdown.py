@@ -95,7 +95,7 @@ def _rows(document: Embedded, lines: list[str], first: int, content: str) -> Emb
 
 
 def _block(path: str, language: str, block: Embedded) -> list[Invocation]:
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     try:
         if language in _SHELL and not _is_transcript(block.text):

@@ -86,7 +86,7 @@ class Source:
 
 def extract(path: str, text: str) -> list[Invocation]:
     """Every vLLM launch in Python source; raises Unparsable when it does not parse."""
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     try:
         tree = ast.parse(text)

@@ -90,7 +90,7 @@ def _logical_lines(text: str) -> list[Chars]:
 
 def _check_quotes(command: Chars) -> None:
     """systemd refuses a command line with an unterminated quote (and does not start)."""
-    from vlint.extract import Unparsable
+    from vlint.errors import Unparsable
 
     quote_at = -1
     index = 0

@@ -31,7 +31,7 @@ from vlint.model import Entry, Invocation, Span, Token
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node, ScalarNode
 
-    from vlint.extract.yamlpos import SourceIndex
+    from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "vllm-config"
 # The values a file may hold once its aliases are expanded; nested aliases can make a small file
@@ -62,7 +62,7 @@ def claims(path: str, data: bytes) -> bool:
 
 def extract(path: str, text: str) -> list[Invocation]:
     """The file as a ``vllm serve`` invocation, when its keys are serve options."""
-    from vlint import catalog
+    from vlint.knowledge import catalog
 
     referrer = _REFERRER.get()
     if referrer is not None:
@@ -82,7 +82,7 @@ def extract(path: str, text: str) -> list[Invocation]:
 def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> Invocation | None:
     """The arguments of a config file as the release's parser expands them; None when the file
     is not a mapping (vLLM itself fails on it).  Raises Unparsable for invalid YAML."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     documents = yamlpos.parse_documents(text)
     if not documents or yamlpos.mapping_node(documents[0]) is None:
@@ -118,7 +118,7 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
 
 def _value(source: SourceIndex, node: Node, text: str) -> Token:
     """The argument vLLM makes of a value, at the value; a converted one sits at its start."""
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     if yamlpos.is_scalar(node) and yamlpos.scalar_value(node) == text:
         return Token(text, yamlpos.scalar_positions(source, node))
@@ -131,7 +131,8 @@ def _load(node: Node, budget: list[int]) -> Any:
 
     ``budget`` holds how many more values may be made; raises Unparsable when it runs out.
     """
-    from vlint.extract import Unparsable, yamlpos
+    from vlint.errors import Unparsable
+    from vlint.syntax import yamlpos
 
     budget[0] -= 1
     if budget[0] < 0:
@@ -144,7 +145,7 @@ def _load(node: Node, budget: list[int]) -> Any:
 
 
 def _scalar(node: ScalarNode) -> Any:
-    from vlint.extract import yamlpos
+    from vlint.syntax import yamlpos
 
     text = yamlpos.scalar_value(node)
     tag = str(node.tag)

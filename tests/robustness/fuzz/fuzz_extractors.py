@@ -28,15 +28,22 @@ with atheris.instrument_imports(include=["vlint"]):
     import importlib
     import importlib.util
 
-    from vlint import catalog, discover, fix, normalise, rewrites  # noqa: F401
+    from vlint import discover  # noqa: F401
+    from vlint.normalise import rewrites  # noqa: F401
+
+    from vlint.knowledge import catalog
+
+    from vlint.fix import apply as fix
+
+    from vlint.normalise import resolution as normalise
     from vlint.checks import all_rules
     from vlint.extract import EXTRACTORS
-    from vlint.lint import Report, lint_text
-    from vlint.values import parse_value
+    from vlint.engine.lint import Report, lint_text
+    from vlint.normalise.values import parse_value
 
     # vlint imports its stages lazily: import them here so that they are instrumented too.
-    for _module in (*EXTRACTORS.values(), "vlint.extract.argv", "vlint.extract.yamlpos",
-                    "vlint.extract.nested", "vlint.extract.fastyaml"):
+    for _module in (*EXTRACTORS.values(), "vlint.extract.argv", "vlint.syntax.yamlpos",
+                    "vlint.extract.nested", "vlint.syntax.fastyaml"):
         if importlib.util.find_spec(_module) is not None:
             importlib.import_module(_module)
     all_rules()

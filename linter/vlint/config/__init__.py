@@ -1,0 +1,1 @@
+"""Configuration files, presets and globs, resolved into Settings per file."""

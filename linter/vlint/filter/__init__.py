@@ -1,0 +1,1 @@
+"""The last stage for every finding: inline suppressions, selection, severities."""

@@ -1,0 +1,1 @@
+"""Fixes as pure text edits, and the one safe writer."""

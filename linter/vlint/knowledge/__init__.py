@@ -1,0 +1,1 @@
+"""What vlint knows of vLLM: the generated catalog per release and the curated facts."""

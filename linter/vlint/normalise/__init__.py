@@ -1,0 +1,1 @@
+"""Each launch as a release resolves it: argparse replay, vLLM's rewrites, values, bounds."""

@@ -1,0 +1,1 @@
+"""Policies: their model and loading, CEL compilation, evaluation over a resolved launch."""

@@ -1,0 +1,1 @@
+"""Parsers that keep exact positions and know nothing of vLLM."""
