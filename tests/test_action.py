@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from tests._support.run import tool
+
 ROOT = Path(__file__).resolve().parents[1]
 # owner/repo[/path]@<40 hex digits>  # v<version>
 PINNED = re.compile(r"^\s*(- )?uses: [\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}  # v\d+(\.\d+)*$")
@@ -26,6 +28,7 @@ def _action() -> dict[str, Any]:
 
 def _step(name: str) -> dict[str, Any]:
     (step,) = [s for s in _action()["runs"]["steps"] if s.get("name") == name]
+    assert isinstance(step, dict)
     return step
 
 
@@ -127,13 +130,8 @@ def test_each_line_of_paths_and_args_is_one_argument_as_written(tmp_path: Path) 
     assert not (work / "pwned").exists()
 
 
-def _zizmor() -> str | None:
-    beside = Path(sys.executable).with_name("zizmor")
-    return str(beside) if beside.exists() else shutil.which("zizmor")
-
-
 def test_zizmor_finds_nothing_in_the_action() -> None:
-    zizmor = _zizmor()
+    zizmor = tool("zizmor")
     if zizmor is None:
         pytest.skip("zizmor is not installed (pip install -e '.[test]' installs it)")
     done = subprocess.run(

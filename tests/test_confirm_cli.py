@@ -248,3 +248,35 @@ def test_stdin_filename(repo: Path, fake_python: str, monkeypatch: pytest.Monkey
     (finding,) = json.loads(out)["findings"]
     assert finding["path"] == "deploy/serve.sh" and finding["code"] == "VL203"
     assert finding["confirmation"] is not None
+
+
+# ---------------------------------------------------------------------------- the filter stage
+# vLLM's own findings (VL901-VL903) pass the filter stage as every other finding does: a
+# regression test for confirm adding them after filtering, where neither --ignore nor a
+# suppression comment reached them and the comment was reported as unused (VL001).
+
+
+def _start_codes(capsys: pytest.CaptureFixture[str], fake_python: str, *args: str) -> list[str]:
+    code, out, err = _run(capsys, "--vllm-python", fake_python, "--output-format", "json",
+                          "--level", "start", "--target-version", "0.32.0", *args, "serve.sh")
+    assert code == 0, err
+    return [finding["code"] for finding in json.loads(out)["findings"]]
+
+
+def test_vllm_refusing_to_start_is_vl901(repo: Path, fake_python: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "serve.sh").write_text("vllm serve bad\n")
+    assert _start_codes(capsys, fake_python) == ["VL901"]
+
+
+def test_ignore_drops_vllms_own_findings(repo: Path, fake_python: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "serve.sh").write_text("vllm serve bad\n")
+    assert _start_codes(capsys, fake_python, "--ignore", "VL901") == []
+    assert _start_codes(capsys, fake_python, "--select", "VL1") == []
+
+
+def test_a_comment_suppresses_vllms_own_finding_and_is_used(
+        repo: Path, fake_python: str, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "serve.sh").write_text("vllm serve bad  # vlint: ignore[VL901] known: no weights\n")
+    assert _start_codes(capsys, fake_python) == []

@@ -9,6 +9,7 @@ import pytest
 from vlint.checks import docs
 from vlint.checks import MODULES
 from vlint.cli import main
+from vlint.commands import docs as docs_command
 
 SCRIPT = "vllm serve m \\\n  --max-num-batched-tokens=16k -tp 2 --foo\n"
 PYTHON = 'from vllm import LLM\nLLM(model="m", max_num_seqs=4, foo=1)\n'
@@ -40,8 +41,8 @@ def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_docs_rules_md_is_fresh() -> None:
-    assert docs.RULES_MD.exists(), f"docs/rules.md is missing: run `{docs.REFRESH}`"
-    assert docs.RULES_MD.read_text("utf-8") == docs.markdown(), (
+    assert docs_command.RULES_MD.exists(), f"docs/rules.md is missing: run `{docs.REFRESH}`"
+    assert docs_command.RULES_MD.read_text("utf-8") == docs.markdown(), (
         f"docs/rules.md is stale: run `{docs.REFRESH}`"
     )
 

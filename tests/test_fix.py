@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.files import read_tree
+from vlint.engine import fixes
 from vlint.fix import apply as fixing
 from vlint.cli import main
 from vlint.engine.lint import Report, lint
@@ -259,7 +261,7 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(
 ) -> None:
     path = _write(tmp_path, "serve.sh", "vllm serve m --max-model-len 16k\n")
     edited = "vllm serve m --max-model-len 16k  # edited meanwhile\n"
-    planned = fixing.plan
+    planned = fixes.plan
 
     def plan_then_edit(report: Report, settings: Settings, unsafe: bool) -> list[fixing.Change]:
         changes = planned(report, settings, unsafe)
@@ -276,7 +278,7 @@ def test_a_file_changed_after_it_was_read_is_not_overwritten(
 def test_write_refuses_a_changed_file(tmp_path: Path) -> None:
     path = _write(tmp_path, "serve.sh", "vllm serve m --max-model-len 16k\n")
     report = lint([str(path)], Settings(target="0.33.0"))
-    (change,) = fixing.plan(report, Settings(target="0.33.0"), unsafe=False)
+    (change,) = fixes.plan(report, Settings(target="0.33.0"), unsafe=False)
     path.write_text("something else\n", "utf-8")
     assert fixing.write(change) is False
     assert path.read_text("utf-8") == "something else\n"
@@ -303,20 +305,12 @@ EXAMPLES_DIFF = """\
 """
 
 
-def _tree(folder: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(folder)): p.read_text("utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
 def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", copy)
-    before = _tree(copy)
+    before = read_tree(copy)
     monkeypatch.chdir(copy)
     fixable = {
         (f.path, f.code, f.span.start.line)
@@ -326,7 +320,7 @@ def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     assert len(fixable) == 4
     main(["--fix", "."])
     assert "Applied 4 fixes to 3 files." in capsys.readouterr().out
-    after = _tree(copy)
+    after = read_tree(copy)
     diff = "".join(
         line
         for name in sorted(before)
@@ -339,7 +333,7 @@ def test_fix_on_the_examples_changes_exactly_the_safe_fixes(
     stamps = {name: (copy / name).stat().st_mtime_ns for name in after}
     main(["--fix", "."])
     assert "Applied 0 fixes to 0 files." in capsys.readouterr().out
-    assert _tree(copy) == after
+    assert read_tree(copy) == after
     assert {name: (copy / name).stat().st_mtime_ns for name in after} == stamps
     remaining = {(f.path, f.code, f.span.start.line) for f in lint(["."], Settings()).findings}
     assert not fixable & remaining

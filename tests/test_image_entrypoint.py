@@ -4,18 +4,15 @@ argv recognition for the arguments given to that image."""
 from __future__ import annotations
 
 import io
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "rules"))
-from generator import dockerfile  # noqa: E402
-
-from vlint.knowledge import catalog  # noqa: E402
-from vlint.extract.argv import image_entry  # noqa: E402
+from generator import dockerfile
+from vlint.extract.argv import image_entry
+from vlint.knowledge import catalog
 
 OLD = """\
 FROM nvidia/cuda:12.4 AS base

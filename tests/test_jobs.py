@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint.engine import lint as lint_module
+from vlint.engine import parallel as lint_module
 from vlint.cli import main
 from vlint.engine.lint import lint
 from vlint.settings import Settings

@@ -49,7 +49,7 @@ def test_snapshot(fmt: str, request: pytest.FixtureRequest) -> None:
     # SARIF names the checkout's folder (originalUriBaseIds): the same on every machine here.
     output = output.replace(ROOT.resolve().as_uri() + "/", "file:///checkout/")
     snapshot = SNAPSHOTS / f"{fmt}.txt"
-    if request.config.getoption("--update-golden"):
+    if request.config.getoption("--update-snapshots"):
         snapshot.write_text(output, "utf-8")
     assert output == snapshot.read_text("utf-8")
 
@@ -65,7 +65,8 @@ def test_json_shape_is_exactly_the_design() -> None:
     for finding in document["findings"]:
         assert list(finding) == [
             "code", "name", "severity", "message", "help", "path", "line", "column",
-            "end_line", "end_column", "vllm_versions", "fix", "confirmation",
+            "end_line", "end_column", "vllm_versions", "fix", "confirmation", "related",
+            "invocation",
         ]
         assert finding["vllm_versions"] == [TARGET]
     summary = document["summary"]

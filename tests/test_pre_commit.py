@@ -94,6 +94,7 @@ def _working_tree_copy(destination: Path, env: dict[str, str]) -> None:
     _git(destination, env, "commit", "-q", "-m", "vlint under test")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_try_repo_fails_a_bad_file_and_passes_a_good_one(tmp_path: Path) -> None:
     pytest.importorskip("pre_commit")

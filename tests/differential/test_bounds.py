@@ -329,7 +329,7 @@ def test_defaulted_values_never_violate(real_vllm: Any, release: str) -> None:
 
 
 def _older() -> list[str]:
-    from releases import RELEASES as CHOSEN
+    from tests.differential.releases import RELEASES as CHOSEN
 
     return [r for r in CHOSEN if r not in RELEASES]
 

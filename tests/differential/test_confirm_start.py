@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realvllm import RealVLLM
+from tests.differential.realvllm import RealVLLM
 
 from vlint.confirm import find_python
 from vlint.confirm.start import StartOutcome, confirm_report, parse_log, server_argv

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from releases import RELEASES, catalog_release
+from tests.differential.releases import RELEASES, catalog_release
 from vlint.engine.lint import lint
 from vlint.settings import Settings
 

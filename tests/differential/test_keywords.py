@@ -31,11 +31,12 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from releases import RELEASES, catalog_release, record
+from tests.differential.releases import RELEASES, catalog_release, record
 from vlint.knowledge import catalog
 from vlint.knowledge.curated import document
 from vlint.extract.python import extract
 from vlint.engine.lint import check_invocation
+from vlint.engine.merge import merge
 from vlint.model import Finding
 
 pytestmark = pytest.mark.differential
@@ -206,7 +207,7 @@ BOUND_CASES: tuple[tuple[str, dict[str, Any]], ...] = (
 
 def curated_cases() -> tuple[tuple[str, dict[str, Any]], ...]:
     """Every entry of curated/keywords.toml, with and without the setting that avoids it."""
-    found = []
+    found: list[tuple[str, dict[str, Any]]] = []
     for fact in document("keywords")["string_breaks_defaults"]:
         setting, other = fact["setting"], fact["unless_written"]
         found.append((f"curated {setting}='8192' alone", {setting: "8192"}))
@@ -282,7 +283,7 @@ def vlint_verdict(release: str, callee: str, case: Case) -> tuple[list[Finding],
              if not kw.literal or kw.value != case.kwargs[kw.name.text]]
     if wrong:
         return [], f"values not extracted for {wrong}"
-    findings = check_invocation(invocation, (Version(release),))
+    findings = merge(check_invocation(invocation, (Version(release),)))
     return [f for f in findings if f.severity == "error"], ""
 
 

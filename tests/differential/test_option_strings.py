@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from releases import RELEASES, catalog_release, record
+from tests.differential.releases import RELEASES, catalog_release, record
 
 pytestmark = pytest.mark.differential
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from argv_cases import (
+from tests.differential.argv_cases import (
     HAND_CASES,
     NOT_MODELLED,
     VARIES,
@@ -37,9 +37,10 @@ from argv_cases import (
     jsonish,
     prefix_cases,
 )
-from releases import RELEASES, catalog_release, record
+from tests.differential.releases import RELEASES, catalog_release, record
 from vlint.knowledge.catalog import ParserSpec, Release
 from vlint.engine.lint import check_invocation
+from vlint.engine.merge import merge
 from vlint.model import Invocation, Pos, Span, Token, line_locator
 from vlint.normalise.resolution import Resolution, resolve
 
@@ -51,7 +52,7 @@ ANCHOR = Span(Pos(1, 1), Pos(1, 1))
 
 def invocation(argv: list[str], entry: str) -> Invocation:
     tokens = tuple(Token.located(text, 0, line_locator(text)) for text in argv)
-    return Invocation(path="x.sh", kind="shell", style="cli", anchor=ANCHOR,
+    return Invocation(path="x.sh", origin=("shell",), style="cli", anchor=ANCHOR,
                       entry=entry, args=tokens)  # type: ignore[arg-type]
 
 
@@ -155,7 +156,7 @@ def rule_errors(argv: list[str], entry: str, release: Release) -> list[str]:
     """vlint's parse-time error findings for the argv (the families real vLLM's parse judges)."""
     return [
         f"{f.code} {f.message}"
-        for f in check_invocation(invocation(argv, entry), (release.version,))
+        for f in merge(check_invocation(invocation(argv, entry), (release.version,)))
         if f.severity == "error" and (f.code[:3] in ("VL1", "VL2") or f.code == "VL402")
     ]
 

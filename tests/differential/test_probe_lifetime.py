@@ -16,8 +16,7 @@ HERE = Path(__file__).resolve().parent
 
 PARENT = """
 import os, signal, sys
-sys.path.insert(0, {here!r})
-from realvllm import spawn_tied
+from tests.differential.realvllm import spawn_tied
 import threading
 # Started from a thread that ends at once, as a test's thread pool does.
 started = []
@@ -56,8 +55,9 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("how", ["kill", "term", "interrupt", "exit"])
 def test_probe_ends_with_the_harness(how: str) -> None:
     parent = subprocess.run(
-        [sys.executable, "-c", PARENT.format(here=str(HERE), how=how, probe=str(HERE / "probe.py"))],
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", PARENT.format(how=how, probe=str(HERE / "probe.py"))],
+        # From the repository root, which holds the package tests.differential.
+        capture_output=True, text=True, timeout=60, cwd=HERE.parents[1],
     )
     pid, holder = (int(word) for word in parent.stdout.split()[:2])
     deadline = time.monotonic() + 15

@@ -4,8 +4,9 @@ import pytest
 
 from vlint.discover import kind_of
 from vlint.errors import Unparsable
-from vlint.extract.dockerfile import extract, parse
+from vlint.extract.dockerfile import extract
 from vlint.model import Invocation, Pos, Span, Token
+from vlint.syntax.dockerfile import parse
 
 
 def one(text: str) -> Invocation:

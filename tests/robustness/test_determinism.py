@@ -3,22 +3,13 @@ iteration order) or on the order files are found in."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests._support.run import ROOT, vlint_process
 
 
 def _run(seed: str, *paths: str) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT / "linter"), str(ROOT / "rules"), os.environ.get("PYTHONPATH", "")])}
-    env.pop("GITHUB_ACTIONS", None)
-    result = subprocess.run(
-        [sys.executable, "-m", "vlint", "--isolated", "--output-format", "json",
-         "--target-version", ">=0.30", *paths],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300, check=False,
+    result = vlint_process(
+        ["--isolated", "--output-format", "json", "--target-version", ">=0.30", *paths],
+        ROOT, env={"PYTHONHASHSEED": seed},
     )
     assert result.returncode in (0, 1), result.stderr
     return result.stdout + result.stderr

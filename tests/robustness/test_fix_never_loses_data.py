@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from vlint.knowledge import catalog
 from vlint.cli import main
 
-from robust_support import examples
+from tests.robustness.robust_support import examples
 
 BEFORE = "vllm serve m --max-model-len 16k\n"
 AFTER = "vllm serve m --max-model-len 16000\n"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.run import vlint_main
 from vlint.knowledge import catalog
 from vlint.cli import main
 
@@ -20,9 +21,8 @@ GOOD = "vllm serve m --max-model-len 16k\n"  # VL202 at 1:30
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]], str]:
-    code = main(["--isolated", "--target-version", str(catalog.newest()), "--output-format",
-                 "json", *argv])
-    out, err = capsys.readouterr()
+    code, out, err = vlint_main(capsys, "--isolated", "--target-version", str(catalog.newest()),
+                                "--output-format", "json", *argv)
     findings = json.loads(out)["findings"] if out.strip() else []
     return code, findings, err
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from robust_support import examples, offset
+from tests.robustness.robust_support import examples, offset
 
 from vlint.extract.nested import embedded
 from vlint.model import Pos
 
-LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"),
+LINE = st.text(st.characters(codec="utf-8", exclude_characters="\n\r"),
                max_size=20)
 
 

@@ -9,7 +9,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from robust_support import (
+from tests.robustness.robust_support import (
     HOSTS,
     Launch,
     Option,

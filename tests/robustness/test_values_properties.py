@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vlint.normalise.values import ParsedValue, parse_human_int, parse_value
 
-from robust_support import examples
+from tests.robustness.robust_support import examples
 
 BOUNDED = settings(max_examples=examples(200), deadline=None)
 POWERS = {"k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,

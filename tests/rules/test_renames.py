@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from vlint.knowledge import catalog
 from vlint.knowledge.catalog import ParserSpec
-from vlint.checks.removed_flag import Rename, renames
+from vlint.knowledge.curated import Rename, renames
 from vlint.fix.apply import apply_fixes
 from vlint.engine.lint import lint
 from vlint.settings import Settings

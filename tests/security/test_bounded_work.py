@@ -9,13 +9,13 @@ cap) is only a guard against a hang: no test asserts a time.  Where the work can
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests._support.run import source_env
 from vlint.knowledge import catalog
 from vlint.cli import main
 from vlint.engine.lint import lint
@@ -34,14 +34,12 @@ def _limit_memory() -> None:
 
 def _vlint(folder: Path, *argv: str) -> tuple[int, list[dict[str, object]], str]:
     """vlint on ``folder`` in a subprocess: exit code, JSON findings, stderr."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    env.pop("GITHUB_ACTIONS", None)
     done = subprocess.run(
         [sys.executable, "-m", "vlint", *([] if "--config" in argv else ["--isolated"]),
          "--target-version", str(catalog.newest()), "--output-format", "json", *argv,
          str(folder)],
-        capture_output=True, text=True, timeout=GUARD_S, env=env, preexec_fn=_limit_memory,
-        check=False,
+        capture_output=True, text=True, timeout=GUARD_S, env=source_env(),
+        preexec_fn=_limit_memory, check=False,
     )
     findings = json.loads(done.stdout)["findings"] if done.stdout.strip() else []
     return done.returncode, findings, done.stderr
@@ -215,16 +213,18 @@ def test_a_lone_carriage_return_in_markdown(
 def test_markdown_builds_each_line_table_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vlint.extract import markdown, nested
+    from vlint.extract import markdown
+    from vlint.model import positions
 
     built: list[int] = []
-    real = nested.line_starts
+    real = positions.LineIndex.__init__
 
-    def counted(text: str) -> list[int]:
+    def counted(self: positions.LineIndex, text: str) -> None:
         built.append(len(text))
-        return real(text)
+        real(self, text)
 
-    monkeypatch.setattr(nested, "line_starts", counted)
+    monkeypatch.setattr(positions.LineIndex, "__init__", counted)
+    positions.clear_line_tables()
     lines = [f"  --max-model-len 16k --port {8000 + i} \\" for i in range(300)]
     text = "```bash\nvllm serve m \\\n" + "\n".join(lines) + "\n  --dtype half\n```\n"
     (launch,) = markdown.extract("README.md", text)

@@ -13,20 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.files import write_tree
 from vlint.cli import main
 
 # VL202 (warning) at 1:39 and VL101 (error) at 1:43 in vLLM 0.33.0.
 SCRIPT = "vllm serve m --max-num-batched-tokens 16k --swap-areas 4\n"
 WARNING_ONLY = "vllm serve m --max-num-batched-tokens 16k\n"
 ALL = ["VL202", "VL101"]
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, "utf-8")
-    return root
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +44,7 @@ def test_a_nested_config_governs_only_its_own_files(
 ) -> None:
     # pre-commit and the Action pass every changed file: the first one's folder must not
     # choose the configuration of the others.
-    _tree(tmp_path / "repo", {"aaa/pyproject.toml": '[tool.vlint]\nselect = ["VL001"]\n',
+    write_tree(tmp_path / "repo", {"aaa/pyproject.toml": '[tool.vlint]\nselect = ["VL001"]\n',
                               "aaa/x.sh": SCRIPT, "deploy/bad.sh": SCRIPT})
     code, found, _ = _run(capsys, "aaa/x.sh", "deploy/bad.sh")
     assert code == 1
@@ -64,7 +57,7 @@ def test_a_nested_config_governs_only_its_own_files(
 def test_each_file_takes_its_nearest_config(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path / "repo", {"vlint.toml": 'ignore = ["VL101"]\n', "top.sh": SCRIPT,
+    write_tree(tmp_path / "repo", {"vlint.toml": 'ignore = ["VL101"]\n', "top.sh": SCRIPT,
                               "svc/.vlint.toml": 'ignore = ["VL2"]\n', "svc/a/run.sh": SCRIPT,
                               "other/run.sh": SCRIPT})
     _, found, _ = _run(capsys, "top.sh", "svc/a/run.sh", "other/run.sh")
@@ -74,7 +67,7 @@ def test_each_file_takes_its_nearest_config(
 def test_the_search_stops_at_the_repository_root(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path, {"vlint.toml": 'select = ["VL001"]\n', "repo/run.sh": SCRIPT})
+    write_tree(tmp_path, {"vlint.toml": 'select = ["VL001"]\n', "repo/run.sh": SCRIPT})
     code, found, _ = _run(capsys, "run.sh")
     assert code == 1 and found == {"run.sh": ALL}
 
@@ -82,7 +75,7 @@ def test_the_search_stops_at_the_repository_root(
 def test_the_command_line_overrides_every_files_config(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path / "repo", {"aaa/vlint.toml": 'select = ["VL001"]\n', "aaa/x.sh": SCRIPT,
+    write_tree(tmp_path / "repo", {"aaa/vlint.toml": 'select = ["VL001"]\n', "aaa/x.sh": SCRIPT,
                               "bbb/vlint.toml": 'select = ["VL2"]\n', "bbb/y.sh": SCRIPT})
     _, found, _ = _run(capsys, "--select", "VL1", "aaa/x.sh", "bbb/y.sh")
     assert found == {"aaa/x.sh": ["VL101"], "bbb/y.sh": ["VL101"]}
@@ -91,7 +84,7 @@ def test_the_command_line_overrides_every_files_config(
 def test_config_and_isolated_apply_to_all_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path / "repo", {"aaa/vlint.toml": 'select = ["VL001"]\n', "aaa/x.sh": SCRIPT,
+    write_tree(tmp_path / "repo", {"aaa/vlint.toml": 'select = ["VL001"]\n', "aaa/x.sh": SCRIPT,
                               "ci/strict.toml": 'select = ["VL101"]\n', "deploy/y.sh": SCRIPT})
     _, found, _ = _run(capsys, "--isolated", "aaa/x.sh", "deploy/y.sh")
     assert found == {"aaa/x.sh": ALL, "deploy/y.sh": ALL}
@@ -100,7 +93,7 @@ def test_config_and_isolated_apply_to_all_files(
 
 
 def test_fail_on_is_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _tree(tmp_path / "repo", {"aaa/vlint.toml": 'fail-on = "error"\n', "aaa/x.sh": WARNING_ONLY,
+    write_tree(tmp_path / "repo", {"aaa/vlint.toml": 'fail-on = "error"\n', "aaa/x.sh": WARNING_ONLY,
                               "deploy/y.sh": WARNING_ONLY})
     assert _run(capsys, "aaa/x.sh")[0] == 0
     assert _run(capsys, "aaa/x.sh", "deploy/y.sh")[0] == 1
@@ -109,7 +102,7 @@ def test_fail_on_is_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_exclude_and_per_file_ignores_are_per_config(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path / "repo", {
+    write_tree(tmp_path / "repo", {
         "aaa/vlint.toml": 'exclude = ["gen/"]\n[per-file-ignores]\n"*.sh" = ["VL101"]\n',
         "aaa/gen/x.sh": SCRIPT, "aaa/x.sh": SCRIPT, "gen/y.sh": SCRIPT})
     _, found, _ = _run(capsys, ".")
@@ -124,7 +117,7 @@ def test_jobs_give_the_same_output_with_configs_per_file(
     files = {f"s{i}/vlint.toml": f'ignore = ["{["VL101", "VL2", "VL3"][i % 3]}"]\n'
              for i in range(6)}
     files.update({f"s{i}/run{j}.sh": SCRIPT for i in range(6) for j in range(3)})
-    _tree(tmp_path / "repo", files)
+    write_tree(tmp_path / "repo", files)
     outputs = []
     for jobs in ("1", "2", "5"):
         assert main(["--output-format", "json", "--target-version", "0.33.0", "--jobs", jobs,
@@ -138,7 +131,7 @@ def test_jobs_give_the_same_output_with_configs_per_file(
 def test_a_broken_pyproject_is_exit_2_with_the_position(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path / "repo", {"pyproject.toml": '[project]\nname = "x"\n[tool.vlint]\nselect = ["VL2" "VL3"]\n',
+    write_tree(tmp_path / "repo", {"pyproject.toml": '[project]\nname = "x"\n[tool.vlint]\nselect = ["VL2" "VL3"]\n',
                               "run.sh": SCRIPT})
     code, _, err = _run(capsys, "run.sh")
     assert code == 2
@@ -152,9 +145,9 @@ def test_policies_never_read_outside_the_repository(
 ) -> None:
     secret = ("policies:\n  - id: ORG001\n    severity: error\n    message: TOPSECRET-42\n"
               "    help: TOPSECRET-42\n    rule: {setting: max_num_seqs, op: absent}\n")
-    _tree(tmp_path, {"outside.yaml": secret})
+    write_tree(tmp_path, {"outside.yaml": secret})
     (tmp_path / "repo" / "link.yaml").symlink_to(tmp_path / "outside.yaml")
-    _tree(tmp_path / "repo", {"vlint.toml": f"policies = [{name!r}]\n", "run.sh": SCRIPT})
+    write_tree(tmp_path / "repo", {"vlint.toml": f"policies = [{name!r}]\n", "run.sh": SCRIPT})
     code, out, err = main(["--target-version", "0.33.0", "run.sh"]), *capsys.readouterr()
     assert code == 2
     assert f"invalid config: {tmp_path / 'repo' / 'vlint.toml'}: policies: " in err
@@ -165,7 +158,7 @@ def test_policies_never_read_outside_the_repository(
 def test_a_config_file_that_leaves_the_repository_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _tree(tmp_path, {"elsewhere.toml": 'select = ["VL001"]\n', "repo/run.sh": SCRIPT})
+    write_tree(tmp_path, {"elsewhere.toml": 'select = ["VL001"]\n', "repo/run.sh": SCRIPT})
     (tmp_path / "repo" / "vlint.toml").symlink_to(tmp_path / "elsewhere.toml")
     code, _, err = _run(capsys, "run.sh")
     assert code == 2

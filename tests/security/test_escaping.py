@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tests._support.run import vlint_main
 from vlint.knowledge import catalog
 from vlint.cli import main
 from vlint.render import escape
@@ -74,9 +75,7 @@ def _schema() -> dict[str, Any]:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["--isolated", "--target-version", str(catalog.newest()), *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return vlint_main(capsys, "--isolated", "--target-version", str(catalog.newest()), *argv)
 
 
 @pytest.mark.parametrize("actions", [True, False], ids=["actions", "terminal"])
@@ -205,7 +204,7 @@ def test_messages_mask_secrets(
 
 
 def _span_text(path: Path, finding: dict[str, Any]) -> str:
-    line = path.read_text("utf-8").split("\n")[finding["line"] - 1]
+    line: str = path.read_text("utf-8").split("\n")[finding["line"] - 1]
     assert finding["end_line"] == finding["line"]
     return line[finding["column"] - 1 : finding["end_column"] - 1]
 

@@ -75,7 +75,7 @@ def _assert_one_internal_error(
     code: int, document: dict[str, Any], err: str, *words: str
 ) -> None:
     assert code == 1
-    by_path = {}
+    by_path: dict[str, list[dict[str, Any]]] = {}
     for finding in document["findings"]:
         by_path.setdefault(finding["path"], []).append(finding)
     assert [f["code"] for f in by_path["good.sh"]] == ["VL202"]

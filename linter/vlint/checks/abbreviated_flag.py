@@ -28,16 +28,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
+from vlint.extract.vllm_config import KIND
 from vlint.model import Edit, Finding, Fix
 
-RULE = Rule(code="VL105", name="abbreviated-flag", severity="warning", since="0.1.0", fix="safe")
+RULE = Rule(code="VL105", name="abbreviated-flag", severity="warning", since="0.1.0", fix="safe",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
     for use in context.resolution.uses:
         if use.match == "abbrev" and use.resolved_string is not None:
             full = use.resolved_string
-            written = _as_written(full, use.written, context.resolution.invocation.kind)
+            written = _as_written(full, use.written, context.resolution.invocation.origin[-1])
             yield context.finding(
                 RULE,
                 use.name_span,
@@ -50,18 +52,16 @@ def check(context: Context) -> Iterator[Finding]:
             yield context.finding(
                 RULE,
                 use.name_span,
-                f"'{use.written}' is ambiguous in vLLM {context.release}: it could be {shown}",
+                f"'{use.written}' is ambiguous in vLLM {context.releases}: it could be {shown}",
                 "write the full flag name",
                 severity="error",
             )
 
 
 def _as_written(full: str, written: str, kind: str) -> str:
-    """The full option in the form the file writes options: in a vLLM config file the key, with
+    """The full option in the form the text of ``kind`` (the innermost) writes options: in a vLLM config file the key, with
     no leading dashes (vLLM adds them; ``--max-num-seqs:`` would become ``----max-num-seqs``)
     and the key's own underscores (``max_num_seq:`` becomes ``max_num_seqs:``)."""
-    from vlint.extract.vllm_config import KIND
-
     if kind != KIND:
         return full
     key = full.removeprefix("--")

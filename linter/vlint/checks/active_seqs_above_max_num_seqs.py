@@ -25,22 +25,13 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
+from vlint.checks.support import bound_check
 
-from vlint.checks.base import Context, Rule
-from vlint.checks.support import bound_findings
-from vlint.model import Finding
+RULE = Rule(code="VL303", name="active-seqs-above-max-num-seqs", severity="error", since="0.1.0",
+            confirm="config")
 
-RULE = Rule(code="VL303", name="active-seqs-above-max-num-seqs", severity="error", since="0.1.0")
+MESSAGE = "max_num_active_seqs ({left}) is above max_num_seqs ({right}); vLLM {releases} rejects it"
+HELP = "lower max_num_active_seqs to at most {right}, or raise max_num_seqs"
 
-
-def check(context: Context) -> Iterator[Finding]:
-    return bound_findings(
-        context,
-        RULE,
-        lambda v: (
-            f"max_num_active_seqs ({v.left}) is above max_num_seqs ({v.right}); "
-            f"vLLM {context.release} rejects it"
-        ),
-        lambda v: f"lower max_num_active_seqs to at most {v.right}, or raise max_num_seqs",
-    )
+check = bound_check(RULE, MESSAGE, HELP)

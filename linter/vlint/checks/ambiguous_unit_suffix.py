@@ -27,13 +27,14 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import SUFFIXED_NUMBER, accepts_suffixes, typed_values
 from vlint.model import Edit, Finding, Fix
 
 RULE = Rule(code="VL202", name="ambiguous-unit-suffix", severity="warning", since="0.1.0",
-            fix="safe")
+            fix="safe", confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -62,8 +63,6 @@ def check(context: Context) -> Iterator[Finding]:
 
 
 def _binary_value(number: str, suffix: str) -> int:
-    from decimal import Decimal
-
     power = "KMGT".index(suffix) + 1
     # Exact: a float would overflow to infinity for the largest numbers vLLM accepts.
     return int(Decimal(number) * 1024**power)

@@ -2,33 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Protocol
 
 from vlint.model import Finding, Fix, Severity, Span
+from vlint.model.finding import Related
 from vlint.normalise.resolution import Resolution
 
 FixSafety = Literal["safe", "unsafe", "none"]
+# Who reports a rule: its ``check()`` per invocation and release, or a later stage (the engine
+# for a file it cannot read or a run that failed, the filter stage, ``vlint confirm``).
+Scope = Literal["invocation", "file", "run", "filter", "confirm"]
+# The stage of a real vLLM that runs the check a rule predicts (``vlint confirm`` asks vLLM at
+# that level): its argument parser, its engine configuration; None: vLLM cannot judge it.
+ConfirmLevel = Literal["parse", "config"]
 
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule's metadata: its stable code and name, default severity, the vlint release that
+    added it, its fix safety, who reports it (``scope``), and what ``vlint confirm`` can ask a
+    real vLLM about its findings (``confirm``, ``model_specific``, ``vllm_words``)."""
+
     code: str
     name: str
     severity: Severity
     since: str
     fix: FixSafety = "none"
+    scope: Scope = "invocation"
+    confirm: ConfirmLevel | None = None
+    # The check depends on the model (its context length when --max-model-len is not given), so
+    # a stand-in model cannot refute it.
+    model_specific: bool = False
+    # What vLLM's message says for this rule when it names no option.
+    vllm_words: tuple[str, ...] = ()
 
 
 class RuleModule(Protocol):
-    """A module under ``vlint.checks``: user docs in ``__doc__``, ``RULE`` and ``check``."""
+    """A module under ``vlint.checks``: user docs in ``__doc__`` and ``RULE``."""
 
+    __name__: str
     __doc__: str | None
     RULE: Rule
 
+
+class CheckModule(RuleModule, Protocol):
+    """A rule of scope ``invocation``: its ``check`` runs on each invocation, release by
+    release."""
+
     def check(self, context: Context) -> Iterable[Finding]: ...
+
+
+# Where a rule's message or help names the release it is checked against (``vLLM
+# {context.releases}``): the release merge (``vlint.engine.merge``) writes the releases the
+# finding applies to in its place.  The NUL characters keep it out of reach of written text.
+RELEASES = "\0releases\0"
 
 
 @dataclass(frozen=True)
@@ -38,8 +68,10 @@ class Context:
     resolution: Resolution
 
     @property
-    def release(self) -> str:
-        return str(self.resolution.release)
+    def releases(self) -> str:
+        """The releases a finding applies to, for its message and help: a placeholder that the
+        release merge fills (``0.31.0 and 0.32.0``)."""
+        return RELEASES
 
     @property
     def path(self) -> str:
@@ -56,6 +88,7 @@ class Context:
         fix: Fix | None = None,
         alternative: Fix | None = None,
         redact: tuple[Span, ...] = (),
+        related: tuple[Related, ...] = (),
     ) -> Finding:
         return rule_finding(
             rule,
@@ -64,10 +97,11 @@ class Context:
             message,
             help,
             severity=severity,
-            vllm_versions=(self.release,),
+            vllm_versions=(str(self.resolution.release),),
             fix=fix,
             alternative=alternative,
             redact=redact,
+            related=related,
         )
 
 
@@ -83,8 +117,10 @@ def rule_finding(
     fix: Fix | None = None,
     alternative: Fix | None = None,
     redact: tuple[Span, ...] = (),
+    related: tuple[Related, ...] = (),
 ) -> Finding:
-    """A finding of ``rule``; the pipeline uses it directly for the rules only it can report."""
+    """A finding of ``rule``; the pipeline uses it directly for the rules only it can report.
+    ``related``: the other places the problem is about (each with what it is there)."""
     return Finding(
         code=rule.code,
         name=rule.name,
@@ -97,6 +133,7 @@ def rule_finding(
         fix=fix,
         alternative=alternative,
         redact=redact,
+        related=related,
     )
 
 
@@ -106,7 +143,12 @@ TEXT_MAX = 1000
 
 
 def _bounded(text: str) -> str:
-    return text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1] + "…"
+    if len(text) <= TEXT_MAX:
+        return text
+    head = text[: TEXT_MAX - 1]
+    if head.count("\0") % 2:  # the cut falls inside a placeholder: cut before it
+        head = head[: head.rindex("\0")]
+    return head + "…"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
@@ -115,11 +157,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _closest(word: str, choices: tuple[str, ...]) -> str | None:
-    # difflib compares the word with every choice (milliseconds); a repo repeats its mistakes.
-    import difflib
+    import difflib  # lazy: only a typo needs it, and a plain run never imports difflib
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
     return close[0] if close else None
-
-
-CheckFunction = Callable[[Context], Iterator[Finding]]

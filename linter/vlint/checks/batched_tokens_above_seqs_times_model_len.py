@@ -25,23 +25,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from vlint.checks.base import Context, Rule
-from vlint.checks.support import bound_findings
-from vlint.model import Finding
+from vlint.checks.base import Rule
+from vlint.checks.support import bound_check
 
 RULE = Rule(code="VL304", name="batched-tokens-above-seqs-times-model-len", severity="warning",
-            since="0.1.0")
+            since="0.1.0", confirm="config", model_specific=True)
 
+MESSAGE = ("max_num_batched_tokens ({left}) is above max_num_seqs * max_model_len ({right}); "
+           "the surplus is never scheduled")
+HELP = "check the three values; one of them is probably not what was meant"
 
-def check(context: Context) -> Iterator[Finding]:
-    return bound_findings(
-        context,
-        RULE,
-        lambda v: (
-            f"max_num_batched_tokens ({v.left}) is above max_num_seqs * max_model_len "
-            f"({v.right}); the surplus is never scheduled"
-        ),
-        lambda v: "check the three values; one of them is probably not what was meant",
-    )
+check = bound_check(RULE, MESSAGE, HELP)

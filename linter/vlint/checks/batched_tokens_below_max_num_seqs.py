@@ -26,23 +26,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from vlint.checks.base import Context, Rule
-from vlint.checks.support import bound_findings
-from vlint.model import Finding
+from vlint.checks.base import Rule
+from vlint.checks.support import bound_check
 
 RULE = Rule(code="VL302", name="batched-tokens-below-max-num-seqs", severity="error",
-            since="0.1.0")
+            since="0.1.0", confirm="config")
 
+MESSAGE = ("max_num_batched_tokens ({left}) is below max_num_seqs ({right}); vLLM {releases} "
+           "refuses to start")
+HELP = "raise max_num_batched_tokens to at least {right}, or lower max_num_seqs"
 
-def check(context: Context) -> Iterator[Finding]:
-    return bound_findings(
-        context,
-        RULE,
-        lambda v: (
-            f"max_num_batched_tokens ({v.left}) is below max_num_seqs ({v.right}); "
-            f"vLLM {context.release} refuses to start"
-        ),
-        lambda v: f"raise max_num_batched_tokens to at least {v.right}, or lower max_num_seqs",
-    )
+check = bound_check(RULE, MESSAGE, HELP)

@@ -29,22 +29,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
+from vlint.checks.support import bound_check
 
-from vlint.checks.base import Context, Rule
-from vlint.checks.support import bound_findings
-from vlint.model import Finding
+RULE = Rule(code="VL301", name="batched-tokens-below-model-len", severity="error", since="0.1.0",
+            confirm="config", model_specific=True)
 
-RULE = Rule(code="VL301", name="batched-tokens-below-model-len", severity="error", since="0.1.0")
+MESSAGE = ("max_num_batched_tokens ({left}) is below max_model_len ({right}) with chunked prefill "
+           "off; vLLM {releases} refuses to start")
+HELP = "raise max_num_batched_tokens to at least {right}, or keep chunked prefill on"
 
-
-def check(context: Context) -> Iterator[Finding]:
-    return bound_findings(
-        context,
-        RULE,
-        lambda v: (
-            f"max_num_batched_tokens ({v.left}) is below max_model_len ({v.right}) "
-            f"with chunked prefill off; vLLM {context.release} refuses to start"
-        ),
-        lambda v: f"raise max_num_batched_tokens to at least {v.right}, or keep chunked prefill on",
-    )
+check = bound_check(RULE, MESSAGE, HELP)

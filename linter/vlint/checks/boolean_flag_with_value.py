@@ -33,7 +33,7 @@ from vlint.model import Edit, Finding, Fix
 from vlint.normalise.resolution import OptionUse
 
 RULE = Rule(code="VL206", name="boolean-flag-with-value", severity="error", since="0.1.0",
-            fix="safe")
+            fix="safe", confirm="parse")
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
@@ -74,7 +74,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             use.token.sub_span(0),
-            f"'{use.written}' takes no value in vLLM {context.release}: '={given}' is rejected",
+            f"'{use.written}' takes no value in vLLM {context.releases}: '={given}' is rejected",
             f"write '{replacement}'" if replacement else f"write '{use.written}' without a value",
             fix=fix,
         )

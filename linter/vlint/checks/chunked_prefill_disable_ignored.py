@@ -34,26 +34,17 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cache
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
-
-from vlint.normalise.bounds import facts
 from vlint.checks.base import Context, Rule
+from vlint.knowledge.curated import chunked_prefill_era
 from vlint.model import Finding
 
 RULE = Rule(code="VL307", name="chunked-prefill-disable-ignored", severity="warning",
-            since="0.2.0")
+            since="0.2.0", confirm="config")
 
 SETTING = "enable_chunked_prefill"
 _POOLING_TASKS = frozenset({"embed", "embedding", "classify", "score", "reward"})
-
-
-@cache
-def _eras() -> tuple[tuple[SpecifierSet, Mapping[str, Any]], ...]:
-    eras = facts().get("chunked_prefill_eras", ())
-    return tuple((SpecifierSet(era["vllm"]), era) for era in eras)
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -62,8 +53,7 @@ def check(context: Context) -> Iterator[Finding]:
     if setting is None or not setting.certain or setting.value is not False:
         return
     assert setting.span is not None
-    era = next((era for spec, era in _eras()
-                if spec.contains(resolution.release.version, prereleases=True)), None)
+    era = chunked_prefill_era(resolution.release.version)
     if era is None or _pooling(context):
         return
     ignored = era.get("disable") == "ignored"
@@ -77,7 +67,7 @@ def check(context: Context) -> Iterator[Finding]:
     yield context.finding(
         RULE,
         setting.span,
-        f"chunked prefill stays on: vLLM {context.release} ignores "
+        f"chunked prefill stays on: vLLM {context.releases} ignores "
         f"{_written(context)} for generative models",
         str(era.get("help") or "remove it; this release always uses chunked prefill"),
     )

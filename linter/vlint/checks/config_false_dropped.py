@@ -82,6 +82,6 @@ def check(context: Context) -> Iterator[Finding]:
             RULE,
             key.span,
             f"'{key.text}' set to false in a --config file is silently dropped by vLLM "
-            f"{context.release}",
+            f"{context.releases}",
             remedy,
         )

@@ -29,7 +29,8 @@ from vlint.checks.base import Context, Rule
 from vlint.checks.support import SUFFIXED_NUMBER, accepts_suffixes, typed_values
 from vlint.model import Finding
 
-RULE = Rule(code="VL204", name="decimal-binary-suffix", severity="error", since="0.1.0")
+RULE = Rule(code="VL204", name="decimal-binary-suffix", severity="error", since="0.1.0",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -45,7 +46,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             value.span,
-            f"'{value.text}': vLLM {context.release} accepts decimals only with decimal "
+            f"'{value.text}': vLLM {context.releases} accepts decimals only with decimal "
             "suffixes",
             f"write {int(exact)} for the binary value, or '{match['number']}"
             f"{match['suffix'].lower()}' for the decimal one",

@@ -33,14 +33,17 @@ from vlint.checks.base import Context, Rule
 from vlint.model import Edit, Finding, Fix, Span
 from vlint.normalise.resolution import OptionUse
 
-RULE = Rule(code="VL104", name="deprecated-flag", severity="warning", since="0.1.0",
-            fix="unsafe")
+_PLAIN_SHELL = frozenset({"markdown", "shell"})
+
+RULE = Rule(code="VL104", name="deprecated-flag", severity="warning", since="0.1.0", fix="unsafe",
+            confirm="parse")
 
 
 def _removal(context: Context, use: OptionUse) -> Fix | None:
-    """Delete the flag and its values back to the end of the word before them (shell only)."""
+    """Delete the flag and its values back to the end of the word before them (shell text
+    written directly in the file, or in a Markdown fence, only)."""
     invocation = context.resolution.invocation
-    if invocation.kind != "shell":
+    if invocation.origin[-1] != "shell" or not set(invocation.origin) <= _PLAIN_SHELL:
         return None
     words = [use.token, *(value.token for value in use.values)]
     indexes = [next((i for i, t in enumerate(invocation.args) if t is w), -1) for w in words]
@@ -60,7 +63,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             use.name_span,
-            f"'{use.written}' is deprecated in vLLM {context.release}{_rest(notice)}",
+            f"'{use.written}' is deprecated in vLLM {context.releases}{_rest(notice)}",
             _advice(option.deprecated_warning) or ("remove it" if no_effect else
                                                    "remove it before upgrading"),
             fix=_removal(context, use) if no_effect else None,

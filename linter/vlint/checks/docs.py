@@ -1,27 +1,28 @@
-"""Rule documentation from the rule modules: summaries, help links and ``docs/rules.md``.
+"""Rule documentation from the rule modules: summaries, help links, the text of ``vlint rule``
+and ``vlint rules``, ``docs/rules.md`` and the README's rule table.
 
-``python -m vlint.checks.docs`` rewrites ``docs/rules.md``; ``python -m vlint.checks.docs --check`` fails when
-the committed file differs from what the rule modules say.
+``python -m vlint.commands.docs`` writes the two generated files (``--check`` fails when they are
+stale).
 """
 
 from __future__ import annotations
 
 import inspect
+import os
+import shutil
 import sys
 import textwrap
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from vlint.checks import all_rules
-from vlint.checks.base import RuleModule
+from vlint.checks import all_rules, rule_module
+from vlint.checks.base import RuleModule, Scope
 
 if TYPE_CHECKING:
     from vlint.policy.policies import Policy
 
 DOCS_URL = "https://github.com/vlint/vlint/blob/main/docs/rules.md"
-RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-REFRESH = "python -m vlint.checks.docs"
+REFRESH = "python -m vlint.commands.docs"
 
 
 def documentation(module: RuleModule) -> str:
@@ -81,9 +82,6 @@ def _wrapped(title: str, body: str, width: int) -> list[str]:
 def text_width() -> int:
     """Rewrapped text's width: ``COLUMNS`` where set, else the terminal's (88 when standard
     output is not a terminal), at most 88."""
-    import os
-    import shutil
-
     if not os.environ.get("COLUMNS", "").isdigit() and not sys.stdout.isatty():
         return 88
     return max(20, min(shutil.get_terminal_size((88, 24)).columns, 88))
@@ -92,8 +90,6 @@ def text_width() -> int:
 def explain(code: str, width: int = 88) -> str:
     """What ``vlint rule CODE`` prints: the rule's header line and its documentation as plain
     text, each paragraph rewrapped to ``width``."""
-    from vlint.checks import rule_module
-
     module = rule_module(code)
     rule = module.RULE
     header = f"{rule.code} {rule.name} ({rule.severity}; fix: {rule.fix}; since {rule.since})"
@@ -105,8 +101,6 @@ def explain(code: str, width: int = 88) -> str:
 
 def explain_json(code: str) -> dict[str, object]:
     """``vlint rule CODE --output-format json``: the rule's metadata and plain sections."""
-    from vlint.checks import rule_module
-
     module = rule_module(code)
     rule = module.RULE
     return {
@@ -183,27 +177,40 @@ def markdown() -> str:
     ]
     for m in modules:
         r, cell = m.RULE, summary(m).replace("|", r"\|")
-        out.append(f"| [{r.code}](#{anchor(r.code)}) | {r.name} | {r.severity} | {r.fix} | {cell} |")
+        out.append(f"| [{r.code}](#{anchor(r.code)}) | {r.name} | {r.severity} | {r.fix} "
+                   f"| {cell} |")
     out.append("")
     for m in modules:
         out += _rule_markdown(m)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    wanted = markdown()
-    if args == ["--check"]:
-        current = RULES_MD.read_text("utf-8") if RULES_MD.exists() else ""
-        if current != wanted:
-            print(f"{RULES_MD} is stale: run `{REFRESH}`", file=sys.stderr)
-            return 1
-        return 0
-    from vlint.render.outputs import write_atomically
-
-    write_atomically(RULES_MD, wanted)
-    return 0
+# Who reports a rule of each scope, as the README's table says it.
+REPORTED_BY: Mapping[Scope, str] = {
+    "invocation": "its check, per launch",
+    "file": "the engine, per file",
+    "run": "the engine",
+    "filter": "the filter stage",
+    "confirm": "`vlint confirm`",
+}
+README_BEGIN = f"<!-- The rule table is generated from the registry by `{REFRESH}`. -->"
+README_END = "<!-- End of the generated rule table. -->"
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def readme_table() -> str:
+    """The README's rule table, between its two marker lines (included)."""
+    out = [README_BEGIN, "", "| code | name | severity | fix | reported by |", "|---|---|---|---|---|"]
+    for m in all_rules():
+        r = m.RULE
+        out.append(f"| [{r.code}](docs/rules.md#{anchor(r.code)}) | {r.name} | {r.severity} "
+                   f"| {r.fix} | {REPORTED_BY[r.scope]} |")
+    return "\n".join([*out, "", README_END])
+
+
+def with_readme_table(readme: str) -> str:
+    """``readme`` with its generated rule table replaced by the registry's; ValueError when
+    the markers are missing."""
+    begin, end = readme.find(README_BEGIN), readme.find(README_END)
+    if begin < 0 or end < begin:
+        raise ValueError("the README has no generated rule table (its marker lines are missing)")
+    return readme[:begin] + readme_table() + readme[end + len(README_END):]

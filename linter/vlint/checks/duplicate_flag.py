@@ -39,7 +39,8 @@ from vlint.checks.quoting import holds_secret, masked, value_redactions
 from vlint.model import Finding, Span
 from vlint.normalise.resolution import OptionUse
 
-RULE = Rule(code="VL109", name="duplicate-flag", severity="warning", since="0.2.0")
+RULE = Rule(code="VL109", name="duplicate-flag", severity="warning", since="0.2.0",
+            confirm="parse")
 
 # Actions that keep every occurrence instead of replacing the value.
 _COLLECTING = frozenset({"append", "append_const", "extend", "count", "help", "version"})
@@ -64,7 +65,7 @@ def check(context: Context) -> Iterator[Finding]:
             f"at {_where(use.token.span)}: both set {option.dest}; the last one wins"
         )
         if warned:
-            message += f" (vLLM {context.release} warns about it too)"
+            message += f" (vLLM {context.releases} warns about it too)"
         yield context.finding(
             RULE,
             _span(earlier),

@@ -1,8 +1,8 @@
 """What it does
     Reports a ``VLLM_*`` environment variable set for a launch (a shell ``VAR=x`` prefix,
-    ``env VAR=x``, compose ``environment:``) that the targeted release does not read, and any
-    variable named like a server option (``VLLM_MAX_NUM_SEQS``, ``MAX_NUM_SEQS``), which sets
-    nothing.
+    ``env VAR=x``, compose ``environment:``, Kubernetes ``env:``, Dockerfile ``ENV``, systemd
+    ``Environment=``) that the targeted release does not read, and any variable named like a
+    server option (``VLLM_MAX_NUM_SEQS``, ``MAX_NUM_SEQS``), which sets nothing.
 
 Why is this bad?
     vLLM reads only the variables of its own table (``vllm/envs.py``); a misspelt or removed name
@@ -64,7 +64,7 @@ def check(context: Context) -> Iterator[Finding]:
         )
         if flag is None and not name.startswith("VLLM_"):
             continue
-        message = f"'{name}' is not read by vLLM {context.release}"
+        message = f"'{name}' is not read by vLLM {context.releases}"
         if flag is not None:
             message += f"; an environment variable does not set '{flag}'"
             help_text = f"pass '{flag}' on the command line instead"

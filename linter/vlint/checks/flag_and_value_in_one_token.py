@@ -35,7 +35,8 @@ from vlint.knowledge.catalog import OptionSpec
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding, Token
 
-RULE = Rule(code="VL402", name="flag-and-value-in-one-token", severity="error", since="0.1.0")
+RULE = Rule(code="VL402", name="flag-and-value-in-one-token", severity="error", since="0.1.0",
+            confirm="parse")
 
 
 def joined_tokens(context: Context) -> list[tuple[Token, str, OptionSpec]]:
@@ -66,7 +67,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             token.sub_span(0),
-            f"'{token.text}' is one argument: vLLM {context.release} reads it as "
+            f"'{token.text}' is one argument: vLLM {context.releases} reads it as "
             + ("the positional model" if taken else "a positional")
             + f", not as '{name}'",
             f"write {parts} as separate items",

@@ -34,7 +34,8 @@ from vlint.checks.base import Context, Rule
 from vlint.checks.support import lifetime, release_version, unknown_uses
 from vlint.model import Finding
 
-RULE = Rule(code="VL102", name="flag-not-yet-available", severity="error", since="0.1.0")
+RULE = Rule(code="VL102", name="flag-not-yet-available", severity="error", since="0.1.0",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -48,7 +49,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             context.resolution.unknown_span(use),
-            f"'{string}' is not available in vLLM {context.release}; it was added in {life.first}",
+            f"'{string}' is not available in vLLM {context.releases}; it was added in {life.first}",
             f"upgrade to vLLM {life.first} or later, or remove '{string}'",
         )
 
@@ -63,7 +64,7 @@ def missing_entry(context: Context) -> Iterator[Finding]:
         return
     firsts = [life.first for life in option_lifetimes("serve").values()]
     added = min(firsts) if firsts else None
-    message = f"'vllm serve' does not exist in vLLM {context.release}"
+    message = f"'vllm serve' does not exist in vLLM {context.releases}"
     if added is not None and added > release_version(context):
         message += f"; it was added in {added}"
     yield context.finding(

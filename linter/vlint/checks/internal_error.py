@@ -28,21 +28,15 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from vlint.checks.base import Context, Rule, rule_finding
+from vlint.checks.base import Rule, rule_finding
 from vlint.model import Finding, Pos, Span
 
-RULE = Rule(code="VL003", name="internal-error", severity="error", since="0.1.0")
+# Reported by the engine (``vlint.engine.lint``) when linting a file raises or runs past its time
+# budget.
+RULE = Rule(code="VL003", name="internal-error", severity="error", since="0.1.0", scope="run")
 
 _FILE_START = Span(Pos(1, 1), Pos(1, 1))
 _HELP = "nothing else in this file was reported; this is a vlint bug, please report it"
-
-
-def check(context: Context) -> Iterator[Finding]:
-    """Nothing per invocation: the pipeline (``vlint.engine.lint.lint_text``) reports this rule when
-    linting a file raises or runs past its time budget."""
-    return iter(())
 
 
 def crashed(path: str, stage: str, error: BaseException, rule: str | None = None) -> Finding:

@@ -32,7 +32,7 @@ from vlint.checks.quoting import holds_secret, masked, value_redactions
 from vlint.checks.support import SUFFIXED_NUMBER, typed_values
 from vlint.model import Finding
 
-RULE = Rule(code="VL201", name="invalid-value", severity="error", since="0.1.0")
+RULE = Rule(code="VL201", name="invalid-value", severity="error", since="0.1.0", confirm="parse")
 
 
 def _choices(values: tuple[object, ...]) -> str:
@@ -71,7 +71,7 @@ def check(context: Context) -> Iterator[Finding]:
             yield context.finding(
                 RULE,
                 value.span,
-                f"invalid value '{shown}' for '{flag}' in vLLM {context.release}",
+                f"invalid value '{shown}' for '{flag}' in vLLM {context.releases}",
                 masked(reason),
                 redact=redact,
             )
@@ -79,7 +79,7 @@ def check(context: Context) -> Iterator[Finding]:
             yield context.finding(
                 RULE,
                 value.span,
-                f"invalid choice '{shown}' for '{flag}' in vLLM {context.release}",
+                f"invalid choice '{shown}' for '{flag}' in vLLM {context.releases}",
                 f"choose one of: {_choices(use.option.choices)}",
                 redact=redact,
             )

@@ -29,23 +29,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from vlint.checks.base import Context, Rule
-from vlint.checks.support import bound_findings
-from vlint.model import Finding
+from vlint.checks.base import Rule
+from vlint.checks.support import bound_check
 
 RULE = Rule(code="VL305", name="long-prefill-threshold-above-model-len", severity="error",
-            since="0.2.0")
+            since="0.2.0", confirm="config")
 
+MESSAGE = ("long_prefill_token_threshold ({left}) is above max_model_len ({right}); "
+           "vLLM {releases} refuses to start")
+HELP = "lower long_prefill_token_threshold to at most {right}, or 0 for none"
 
-def check(context: Context) -> Iterator[Finding]:
-    return bound_findings(
-        context,
-        RULE,
-        lambda v: (
-            f"long_prefill_token_threshold ({v.left}) is above max_model_len ({v.right}); "
-            f"vLLM {context.release} refuses to start"
-        ),
-        lambda v: f"lower long_prefill_token_threshold to at most {v.right}, or 0 for none",
-    )
+check = bound_check(RULE, MESSAGE, HELP)

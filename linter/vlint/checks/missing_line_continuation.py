@@ -46,6 +46,6 @@ def check(context: Context) -> Iterator[Finding]:
             RULE,
             broken.span,
             f"the command ends here, so '{broken.orphan}' on the next line is not passed to "
-            f"vLLM {context.release}: {how}",
+            f"vLLM {context.releases}: {how}",
             "remove the blanks after '\\'" if broken.trailing_blanks else "end the line with '\\'",
         )

@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from vlint.checks.base import Context, Rule
 from vlint.model import Finding
 
-RULE = Rule(code="VL108", name="model-not-first", severity="error", since="0.1.0")
+RULE = Rule(code="VL108", name="model-not-first", severity="error", since="0.1.0", confirm="parse",
+            vllm_words=("first positional argument",))
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -39,6 +40,6 @@ def check(context: Context) -> Iterator[Finding]:
             yield context.finding(
                 RULE,
                 error.span,
-                f"{error.message}; vLLM {context.release} refuses to start",
+                f"{error.message}; vLLM {context.releases} refuses to start",
                 "put the model right after 'vllm serve'",
             )

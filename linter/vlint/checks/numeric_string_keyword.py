@@ -31,14 +31,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from packaging.specifiers import SpecifierSet
-
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import integer_setting
-from vlint.knowledge.curated import document
+from vlint.knowledge.curated import string_breaks
 from vlint.model import Finding
 
-RULE = Rule(code="VL207", name="numeric-string-keyword", severity="info", since="0.1.0")
+RULE = Rule(code="VL207", name="numeric-string-keyword", severity="info", since="0.1.0",
+            confirm="parse")
 
 _DIGITS = re.compile(r"^\s*-?\d+\s*$")
 
@@ -46,13 +45,9 @@ _DIGITS = re.compile(r"^\s*-?\d+\s*$")
 def _breaks(context: Context, name: str) -> str | None:
     """vLLM's message when a string for ``name`` breaks its computations in this release."""
     resolution = context.resolution
-    for fact in document("keywords").get("string_breaks_defaults", ()):
-        if fact["setting"] != name:
-            continue
-        if not SpecifierSet(fact["vllm"]).contains(resolution.release.version, prereleases=True):
-            continue
-        if resolution.written(fact["unless_written"]) is None:
-            return str(fact["vllm_message"])
+    for fact in string_breaks(name, resolution.release.version):
+        if resolution.written(fact.unless_written) is None:
+            return fact.vllm_message
     return None
 
 
@@ -69,7 +64,7 @@ def check(context: Context) -> Iterator[Finding]:
             yield context.finding(
                 RULE,
                 keyword.value_span,
-                f"'{name}' is given the string '{value}'; vLLM {context.release} computes with "
+                f"'{name}' is given the string '{value}'; vLLM {context.releases} computes with "
                 f"it and fails ({failure})",
                 f"pass the integer {value.strip()}",
                 severity="error",

@@ -63,6 +63,6 @@ def check(context: Context) -> Iterator[Finding]:
         RULE,
         token.sub_span(0),
         f"positional model '{token.text}' is ignored by the API server module in vLLM "
-        f"{context.release}: it serves {serves}",
+        f"{context.releases}: it serves {serves}",
         f"write '--model {token.text}', or run 'vllm serve {token.text}'",
     )

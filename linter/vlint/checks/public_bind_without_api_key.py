@@ -90,7 +90,9 @@ def check(context: Context) -> Iterator[Finding]:
         )
         return
     option = resolution.parser.by_dest.get("host")
-    if option is None or invocation.image is None or invocation.kind not in _CONTAINER_KINDS:
+    if option is None or invocation.image is None:
+        return
+    if not _CONTAINER_KINDS.intersection(invocation.origin):
         return
     if option.default is not None:
         if not option.default_known or is_loopback(str(option.default)):
@@ -101,7 +103,7 @@ def check(context: Context) -> Iterator[Finding]:
     yield context.finding(
         RULE,
         invocation.anchor,
-        f"no '--host': vLLM {context.release} binds {bound} in the container and no API key "
+        f"no '--host': vLLM {context.releases} binds {bound} in the container and no API key "
         "is set",
         _HELP,
     )

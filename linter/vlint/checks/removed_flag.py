@@ -30,46 +30,16 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Iterator
 
-from vlint.knowledge.catalog import ParserSpec
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import lifetime, release_version, unknown_uses
-from vlint.knowledge.curated import document
+from vlint.knowledge.catalog import ParserSpec
+from vlint.knowledge.curated import Rename, renames
 from vlint.model import Edit, Finding, Fix
 
-RULE = Rule(code="VL103", name="removed-flag", severity="error", since="0.1.0", fix="safe")
-
-
-@dataclass(frozen=True)
-class Rename:
-    """A curated removal (``renames.toml``): what replaces ``old``, if anything."""
-
-    old: str
-    last: str
-    replacement: str
-    since: str
-    fix: str
-    help: str
-    source: str
-
-
-@cache
-def renames() -> Mapping[str, Rename]:
-    return {
-        entry["old"]: Rename(
-            old=entry["old"],
-            last=entry["last"],
-            replacement=entry.get("replacement", ""),
-            since=entry.get("since", ""),
-            fix=entry.get("fix", ""),
-            help=entry.get("help", ""),
-            source=entry.get("source", ""),
-        )
-        for entry in document("renames").get("renames", ())
-    }
+RULE = Rule(code="VL103", name="removed-flag", severity="error", since="0.1.0", fix="safe",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -87,7 +57,7 @@ def check(context: Context) -> Iterator[Finding]:
         if removed_after is None or life.present_in(target):
             continue
         message = f"'{string}' was removed after {removed_after}"
-        help_text = f"remove '{string}'; vLLM {context.release} does not accept it"
+        help_text = f"remove '{string}'; vLLM {context.releases} does not accept it"
         fix = None
         rename = _available(renames().get(string), parser)
         if rename is not None and rename.replacement:

@@ -49,6 +49,6 @@ def check(context: Context) -> Iterator[Finding]:
         RULE,
         Span(repeated[0].span.start, repeated[-1].sub_span(0).end),
         f"'{written}' repeats the entrypoint of '{invocation.image}', which already runs "
-        f"{runs} in vLLM {context.release}",
+        f"{runs} in vLLM {context.releases}",
         f"remove '{written}' from the arguments; the server would read it as its model",
     )

@@ -29,14 +29,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
 
-from vlint.checks.base import Context, Rule
-from vlint.model import Finding
-
-RULE = Rule(code="VL903", name="setting-changed-at-start", severity="warning", since="0.1.0")
-
-
-def check(context: Context) -> Iterator[Finding]:
-    """Nothing statically: ``vlint.confirm.start`` reports this rule from a real start."""
-    return iter(())
+# Reported by ``vlint confirm`` only (``vlint.confirm.start``), from a real start.
+RULE = Rule(code="VL903", name="setting-changed-at-start", severity="warning", since="0.1.0",
+            scope="confirm")

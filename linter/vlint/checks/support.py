@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from packaging.version import Version
 
-from vlint.knowledge.catalog import Lifetime, option_lifetimes
-from vlint.normalise.bounds import Violation, violations
 from vlint.checks.base import Context, Rule
+from vlint.knowledge.catalog import Lifetime, option_lifetimes
 from vlint.model import Finding
+from vlint.model.finding import Related
+from vlint.normalise.bounds import violations
 from vlint.normalise.resolution import OptionUse, ValueUse
 from vlint.normalise.values import parse_value
 
@@ -75,12 +76,18 @@ def integer_setting(context: Context, dest: str) -> bool:
     return typespec is not None and typespec.get("kind") in ("int", "human_int")
 
 
-def bound_findings(
-    context: Context,
-    rule: Rule,
-    message: Callable[[Violation], str],
-    help_text: Callable[[Violation], str],
-) -> Iterator[Finding]:
-    """The findings of a curated cross-field bound (VL3xx), one per violation."""
-    for found in violations(context.resolution, rule.code):
-        yield context.finding(rule, found.span, message(found), help_text(found))
+def bound_check(rule: Rule, message: str, help_text: str) -> Callable[[Context], Iterator[Finding]]:
+    """The ``check`` of a curated cross-field bound (VL3xx): one finding per violation of the
+    rule's bounds in ``vlint_rules/curated/bounds.toml``.  ``message`` and ``help_text`` are
+    templates: ``{left}`` and ``{right}`` are the two sides' values, ``{releases}`` the
+    releases (see ``Context.releases``).  The finding is at the first written setting of the
+    bound; the others it names are its related locations."""
+
+    def check(context: Context) -> Iterator[Finding]:
+        for found in violations(context.resolution, rule.code):
+            values = {"left": found.left, "right": found.right, "releases": context.releases}
+            related = tuple(Related(span, f"{name} is set here") for name, span in found.related)
+            yield context.finding(rule, found.span, message.format_map(values),
+                                  help_text.format_map(values), related=related)
+
+    return check

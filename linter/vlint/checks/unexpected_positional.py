@@ -35,7 +35,8 @@ from vlint.checks.flag_and_value_in_one_token import joined_tokens
 from vlint.checks.quoting import masked, redactions
 from vlint.model import Finding
 
-RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since="0.1.0")
+RULE = Rule(code="VL107", name="unexpected-positional", severity="error", since="0.1.0",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -46,7 +47,7 @@ def check(context: Context) -> Iterator[Finding]:
         if id(token) in joined:
             continue  # VL402 reports it more precisely
         message = (
-            f"unexpected argument '{masked(token.text)}': vLLM {context.release} takes "
+            f"unexpected argument '{masked(token.text)}': vLLM {context.releases} takes "
             + ("one model" if takes == 1 else f"{takes} positional argument(s)")
         )
         yield context.finding(

@@ -36,7 +36,8 @@ from vlint.checks.support import (
 )
 from vlint.model import Finding
 
-RULE = Rule(code="VL203", name="unit-suffix-unsupported", severity="error", since="0.1.0")
+RULE = Rule(code="VL203", name="unit-suffix-unsupported", severity="error", since="0.1.0",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -50,7 +51,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             value.span,
-            f"'{use.option.name}' takes no {which} in vLLM {context.release}: "
+            f"'{use.option.name}' takes no {which} in vLLM {context.releases}: "
             f"'{value.text}'",
             "write the number out in full",
         )

@@ -34,7 +34,7 @@ from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.model import Edit, Finding, Fix
 
 RULE = Rule(code="VL106", name="unknown-engine-kwarg", severity="error", since="0.1.0",
-            fix="unsafe")
+            fix="unsafe", confirm="parse")
 
 
 def _history(callee: str, name: str) -> str:
@@ -56,7 +56,7 @@ def check(context: Context) -> Iterator[Finding]:
         yield context.finding(
             RULE,
             keyword.name.span,
-            f"unknown keyword '{name}' for {callee} in vLLM {context.release}"
+            f"unknown keyword '{name}' for {callee} in vLLM {context.releases}"
             + _history(callee, name),
             f"did you mean '{suggestion}'?" if suggestion else f"remove '{name}'",
             fix=Fix(f"rename to '{suggestion}'", (Edit(keyword.name.span, suggestion),),

@@ -31,7 +31,8 @@ from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.checks.support import canonical, lifetime, unknown_uses
 from vlint.model import Edit, Finding, Fix
 
-RULE = Rule(code="VL101", name="unknown-flag", severity="error", since="0.1.0", fix="unsafe")
+RULE = Rule(code="VL101", name="unknown-flag", severity="error", since="0.1.0", fix="unsafe",
+            confirm="parse")
 
 
 def check(context: Context) -> Iterator[Finding]:
@@ -44,14 +45,14 @@ def check(context: Context) -> Iterator[Finding]:
         help_text = (
             f"did you mean '{suggestion}'?"
             if suggestion
-            else f"run 'vllm serve --help' for vLLM {context.release} to list its flags"
+            else f"run 'vllm serve --help' for vLLM {context.releases} to list its flags"
         )
         fix = (Fix(f"replace with '{suggestion}'", (Edit(use.name_span, suggestion),), safe=False)
                if suggestion and use.token.literal else None)
         yield context.finding(
             RULE,
             context.resolution.unknown_span(use),
-            f"unknown flag '{use.written}' in vLLM {context.release}",
+            f"unknown flag '{use.written}' in vLLM {context.releases}",
             help_text,
             fix=fix,
         )

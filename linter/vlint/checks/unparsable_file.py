@@ -24,15 +24,9 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
 
-from vlint.checks.base import Context, Rule
-from vlint.model import Finding
-
-RULE = Rule(code="VL002", name="unparsable-file", severity="warning", since="0.1.0")
-
-
-def check(context: Context) -> Iterator[Finding]:
-    """Nothing per invocation: an unparsable file has none, so the pipeline
-    (``vlint.engine.lint.lint_text``) reports this rule when an extractor raises ``Unparsable``."""
-    return iter(())
+# Reported by the engine (``vlint.engine.lint``) when an extractor raises ``Unparsable``: an
+# unparsable file has no invocation to check.
+RULE = Rule(code="VL002", name="unparsable-file", severity="warning", since="0.1.0",
+            scope="file")

@@ -20,9 +20,8 @@ Fix safety
     No fix: which release to pin is the deployment's choice.
 
 vLLM releases
-    All.  The finding points at the image reference where the extractor knows it (compose
-    ``image:``; other extractors fill ``Invocation.image_span`` when they read images), else at
-    the invocation.
+    All.  The finding points at the image reference (compose and Kubernetes ``image:``,
+    Dockerfile ``FROM``, a Helm values ``image:`` or ``repository:``).
 
 References
     https://docs.vllm.ai/en/latest/usage/security.html

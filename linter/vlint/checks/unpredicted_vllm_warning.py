@@ -25,14 +25,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
 
-from vlint.checks.base import Context, Rule
-from vlint.model import Finding
-
-RULE = Rule(code="VL902", name="unpredicted-vllm-warning", severity="warning", since="0.1.0")
-
-
-def check(context: Context) -> Iterator[Finding]:
-    """Nothing per invocation: only ``vlint.confirm`` reports this rule, from vLLM's answer."""
-    return iter(())
+# Reported by ``vlint confirm`` only, from a real vLLM's answer.
+RULE = Rule(code="VL902", name="unpredicted-vllm-warning", severity="warning", since="0.1.0",
+            scope="confirm")

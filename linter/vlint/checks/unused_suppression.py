@@ -36,16 +36,9 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from vlint.checks.base import Rule
 
-from vlint.checks.base import Context, Rule
-from vlint.model import Finding
-
+# Reported by the filter stage (``vlint.filter.suppress``): whether a suppression was used is only
+# known once every finding of the file exists.
 RULE = Rule(code="VL001", name="unused-suppression", severity="warning", since="0.1.0",
-            fix="safe")
-
-
-def check(context: Context) -> Iterator[Finding]:
-    """Nothing per invocation: whether a suppression was used is only known once every finding
-    of the file exists, so the filter stage (``vlint.filter.suppress.apply``) reports this rule."""
-    return iter(())
+            fix="safe", scope="filter")

@@ -11,6 +11,10 @@ Which release it checks against: ``--target-version``, else the configuration's,
 launch's image tag or project pin; when none of these names one, the release the vLLM
 interpreter has (asked through the sandboxed probe), so that every finding can be judged.
 
+What vLLM reports (VL901-VL903, and each finding's confirmation) joins the findings before the
+filter stage: suppressions, ``--select``/``--ignore`` and severities apply to vLLM's findings as
+to every other (the engine's ``collect``, then ``finish`` once vLLM was asked).
+
 Kept outside the ``vlint.confirm`` package so that registering the command costs the lint path
 nothing: the package (subprocesses, the probe protocol) is imported only when confirm runs.
 """
@@ -25,13 +29,22 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
+from packaging.version import InvalidVersion, Version
 
-from vlint.render import outputs
+from vlint.commands.options import (
+    check_options, check_policy_codes, check_target, codes, run_paths,
+)
+from vlint.config import files as config
+from vlint.engine.lint import Collected, collect, finish
+from vlint.engine.report import Report
+from vlint.knowledge import catalog
+from vlint.render import outputs, renderer
+from vlint.render.escape import plain_line, plain_text
+from vlint.settings import Settings
+from vlint.target import pinned_specifier
 
 if TYPE_CHECKING:
     from vlint.confirm import Probe, VLLMPython
-    from vlint.engine.lint import Report
-    from vlint.settings import Settings
 
 LEVELS = ("parse", "config", "start")
 # The options confirm shares with ``vlint check``, taken from check's own definitions.
@@ -44,12 +57,10 @@ JOBS_HELP = ("Accepted as for check; confirm lints in one process (it needs ever
 
 def _check_params() -> list[click.Parameter]:
     """check's parameters named in SHARED, in that order (``--jobs`` documented for confirm)."""
-    from vlint.cli import _check_options
-
     def holder() -> None:
         """Only carries the parameters."""
 
-    _check_options(holder)
+    check_options(holder)
     params: list[click.Parameter] = getattr(holder, "__click_params__")
     by_name = {p.name: p for p in params}
     jobs = by_name["jobs"]
@@ -66,8 +77,6 @@ def _shared_options(function: click.decorators.FC) -> click.decorators.FC:
 
 
 def _progress(text: str) -> None:
-    from vlint.render.escape import plain_line
-
     click.echo(plain_line(text), err=True)
 
 
@@ -112,17 +121,11 @@ def confirm_command(
 ) -> None:
     """Lint PATHS, then confirm each finding with a real vLLM: confirmed, refuted or
     unverified; what vLLM reports that no finding predicted is VL901/VL902."""
-    from vlint.config import files as config
-    from vlint.cli import check_policy_codes, check_target, codes
-    from vlint.confirm import Interrupted, ProbeError, stopping_children
-    from vlint.settings import Settings
+    # The probe machinery loads when confirm runs, not when help lists the command.
+    from vlint.confirm import Interrupted, ProbeError, stopping_children  # lazy: see above
 
     check_target(target_version)
-    if config_path is not None and isolated:
-        raise click.UsageError("--config and --isolated cannot be combined")
-    if not paths and stdin_filename is not None:
-        paths = ("-",)
-    named = [stdin_filename if p == "-" and stdin_filename else p for p in paths or ["."]]
+    linted, named = run_paths(paths, stdin_filename, config_path, isolated)
     flags = Settings(
         target=target_version, select=codes(select, "--select"),
         ignore=codes(ignore, "--ignore"), extend_select=codes(extend_select, "--extend-select"),
@@ -130,14 +133,12 @@ def confirm_command(
     loaded = config.for_run(named, config_path, isolated)
     settings = config.merge(loaded, flags)
     check_policy_codes(flags, settings.policies)
-    settings = replace(settings, stdin_text=sys.stdin.read() if "-" in paths else None)
+    settings = replace(settings, stdin_text=sys.stdin.read() if "-" in linted else None)
     try:
         with stopping_children():
-            report = _run(list(paths) or ["."], named, settings, level, vllm_python,
-                          stand_in_model, unsafe_allow_code)
+            report = _run(linted, named, settings, level, vllm_python, stand_in_model,
+                          unsafe_allow_code)
     except ProbeError as error:
-        from vlint.render.escape import plain_text
-
         click.echo(plain_text(f"vlint confirm: {error}"), err=True)
         raise SystemExit(2) from None
     except Interrupted as stop:
@@ -150,25 +151,29 @@ def confirm_command(
 
 def _run(paths: list[str], named: list[str], settings: Settings, level: str,
          vllm_python: str | None, stand_in_model: bool, allow_code: bool) -> Report:
-    from vlint.confirm import confirm, find_python, probe_release
-    from vlint.engine.lint import lint
+    """The run's findings with vLLM's verdicts and its own findings, then filtered."""
+    from vlint.confirm import confirm, find_python, probe_release  # lazy: see confirm_command
 
     # One process: workers would leave report.launches empty (see Settings.jobs).
     settings = replace(settings, jobs=1)
-    report = lint(paths, settings)
-    unpinned = settings.target is None and report.defaulted_target
-    newest = max(report.targets) if report.targets else None
+    collected = collect(paths, settings)
+    unpinned = settings.target is None and collected.report.defaulted_target
+    targets = collected.report.targets
+    newest = max(targets) if targets else None
     python = find_python(vllm_python, None if unpinned or newest is None else str(newest),
                          named)
     if level == "start":
         if unpinned:
             with _probe(_installed(python), named, "start") as probe:
-                report = _retarget(report, paths, settings, probe_release(probe))
-        return _start(report, python, named, stand_in_model, allow_code)
+                collected = _retarget(collected, paths, settings, probe_release(probe))
+        started = _start(collected.report, python, named, stand_in_model, allow_code)
+        return finish(replace(collected, report=started))
     with _probe(python, named, level) as probe:
         if unpinned:
-            report = _retarget(report, paths, settings, probe_release(probe))
-        return confirm(report, level, python, roots=named, allow_code=allow_code, probe=probe)
+            collected = _retarget(collected, paths, settings, probe_release(probe))
+        confirmed = confirm(collected.report, level, python, roots=named,
+                            allow_code=allow_code, probe=probe)
+    return finish(replace(collected, report=confirmed))
 
 
 def _installed(python: VLLMPython) -> VLLMPython:
@@ -183,7 +188,7 @@ def _where(python: VLLMPython) -> str:
 
 @contextmanager
 def _probe(python: VLLMPython, roots: Sequence[str], level: str) -> Iterator[Probe]:
-    from vlint.confirm import probe_release, running_probe
+    from vlint.confirm import probe_release, running_probe  # lazy: see confirm_command
 
     _say(f"starting vLLM probe ({level}) in {_where(python)}; loading vLLM takes a while...")
     began = time.monotonic()
@@ -193,15 +198,11 @@ def _probe(python: VLLMPython, roots: Sequence[str], level: str) -> Iterator[Pro
         yield probe
 
 
-def _retarget(report: Report, paths: list[str], settings: Settings, release: str) -> Report:
+def _retarget(collected: Collected, paths: list[str], settings: Settings,
+              release: str) -> Collected:
     """With no target given or pinned: lint again against the probe's release, when vlint
     knows it and no launch pins another."""
-    from packaging.version import InvalidVersion, Version
-
-    from vlint.knowledge import catalog
-    from vlint.engine.lint import lint
-    from vlint.target import pinned_specifier
-
+    report = collected.report
     newest = catalog.newest()
     try:
         version: Version | None = Version(release)
@@ -212,22 +213,22 @@ def _retarget(report: Report, paths: list[str], settings: Settings, release: str
     if version is None or version not in catalog.known_releases():
         report.notes.append(f"the probe runs vLLM {release}, which vlint does not know: "
                             f"checked against the newest known, {newest}")
-        return report
+        return collected
     if pinned:
         report.notes.append(f"launches with no pinned release were checked against vLLM "
                             f"{newest}, the newest known; the probe runs vLLM {release} "
                             f"(pass --target-version {release} to check them against it)")
-        return report
-    retargeted = lint(paths, replace(settings, target=str(version)))
-    retargeted.notes.insert(0, f"no target release given or pinned: checked against vLLM "
-                               f"{version}, the release the probe runs (use --target-version to "
-                               "choose another)")
+        return collected
+    retargeted = collect(paths, replace(settings, target=str(version)))
+    retargeted.report.notes.insert(0, f"no target release given or pinned: checked against "
+                                      f"vLLM {version}, the release the probe runs (use "
+                                      "--target-version to choose another)")
     return retargeted
 
 
 def _start(report: Report, python: VLLMPython, named: Sequence[str], stand_in_model: bool,
            allow_code: bool) -> Report:
-    from vlint.confirm import start
+    from vlint.confirm import start  # lazy: see confirm_command
 
     count = len(report.launches)
     _say(f"starting vLLM serve for {count} invocation{'s' if count != 1 else ''}, one at a "
@@ -238,9 +239,6 @@ def _start(report: Report, python: VLLMPython, named: Sequence[str], stand_in_mo
 
 def _print(report: Report, output_format: str, output: Sequence[outputs.Output],
            level: str) -> None:
-    from vlint.render import renderer
-    from vlint.render.escape import plain_line
-
     click.echo(renderer(output_format).render(report), nl=False)
     outputs.write_outputs(report, output)
     if output_format != "full":

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
-if TYPE_CHECKING:
-    from vlint.settings import Settings
+from vlint.checks.docs import code_of, explain, explain_json, listing, rows, text_width
+from vlint.commands.options import check_target, unknown_target
+from vlint.commands.show import show, show_json
+from vlint.config import files as config
+from vlint.knowledge import catalog
+from vlint.render.escape import json_dumps, plain_text
+from vlint.settings import Settings
 
 
 _TEXT_OR_JSON = click.Choice(["text", "json"])
@@ -19,9 +22,6 @@ _TEXT_OR_JSON = click.Choice(["text", "json"])
               help="text (rewrapped to the terminal, at most 88 columns) or json.")
 def rule_command(code: str, output_format: str = "text") -> None:
     """Print the documentation of one rule, by code or name (VL202, ambiguous-unit-suffix)."""
-    from vlint.checks.docs import code_of, explain, explain_json, text_width
-    from vlint.render.escape import json_dumps, plain_text
-
     found = code_of(code)
     if found is None:
         raise click.UsageError(f"unknown rule {code!r}: `vlint rules` lists them")
@@ -43,9 +43,6 @@ def rules_command(
 ) -> None:
     """List every rule, then the policies the current folder's configuration adds: code, name,
     severity and what it does."""
-    from vlint.checks.docs import listing, rows
-    from vlint.render.escape import json_dumps, plain_text
-
     settings = _settings(["."], None, config_path, isolated)
     # The current folder's own settings: "-" stands for a file in it.
     own = settings.per_file("-") if settings.per_file is not None else settings
@@ -74,28 +71,24 @@ def show_command(
     output_format: str = "text", config_path: str | None = None, isolated: bool = False,
 ) -> None:
     """Print each invocation's model and settings as its release resolves them (PATHS: default
-    the current folder)."""
-    from vlint.knowledge import catalog
-    from vlint.cli import check_target, unknown_target
-    from vlint.commands.show import show, show_json
-
+    the current folder).  A file that does not parse is reported as check reports it (VL002),
+    and the exit status is then 1."""
     check_target(target_version)
     settings = _settings(list(paths) or ["."], target_version, config_path, isolated)
     render = show_json if output_format == "json" else show
     try:
-        text = render(list(paths) or ["."], settings, include_defaults)
+        shown = render(list(paths) or ["."], settings, include_defaults)
     except catalog.UnknownTarget:
         raise unknown_target(str(settings.target)) from None
-    click.echo(text, nl=False)
+    click.echo(shown.text, nl=False)
+    if shown.failed:  # a file that does not parse (VL002), as ``vlint check`` exits
+        raise SystemExit(1)
 
 
 def _settings(
     paths: list[str], target_version: str | None, config_path: str | None, isolated: bool
 ) -> Settings:
     """The settings ``vlint check`` would use for ``paths`` with these options."""
-    from vlint.config import files as config
-    from vlint.settings import Settings
-
     if config_path is not None and isolated:
         raise click.UsageError("--config and --isolated cannot be combined")
     return config.for_files(paths, config_path, isolated, Settings(target=target_version))

@@ -10,8 +10,11 @@ from dataclasses import replace
 import click
 
 from vlint.discover import Refused
-from vlint.fix.apply import Change, plan, unified_diff, write
+from vlint.engine.fixes import plan
 from vlint.engine.lint import Report, lint
+from vlint.fix.apply import Change, unified_diff, write
+from vlint.render.escape import plain_line
+from vlint.render.style import plural
 from vlint.settings import Settings
 
 
@@ -74,15 +77,11 @@ def summarise(report: Report, fixed: list[Change] | None, unsafe: bool, to_stder
                     f"{finding.path}:{start.line}:{start.column}: {finding.code} unsafe fix "
                     f"available with --fix --unsafe-fixes: {offered.description}"
                 )
-    from vlint.render.escape import plain_line
-
     for line in lines:
         click.echo(plain_line(line), err=to_stderr)
 
 
 def _fixes(changes: Sequence[Change]) -> str:
-    from vlint.render.style import plural
-
     count = sum(change.fixes for change in changes)
     return f"{plural(count, 'fix', 'fixes')} to {plural(len(changes), 'file')}"
 
@@ -94,8 +93,6 @@ def shown_diff(diff: str, environ: Mapping[str, str] = os.environ) -> str:
     input is printed by the same rule (raw for the editor that reads it)."""
     if environ.get("GITHUB_ACTIONS") != "true" and not sys.stdout.isatty():
         return diff
-    from vlint.render.escape import plain_line
-
     return "".join(plain_line(line) + "\n" for line in diff.splitlines())
 
 

@@ -12,12 +12,12 @@ the release has no ``vllm serve``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
 
 import click
+from packaging.version import InvalidVersion, Version
 
-if TYPE_CHECKING:
-    from packaging.version import Version
+from vlint.knowledge import catalog
 
 ENTRIES = ("serve", "api_server")
 
@@ -34,8 +34,6 @@ ENTRIES = ("serve", "api_server")
 def flags_command(target_version: str | None, diff: tuple[str, str] | None,
                   entry: str | None, output_format: str) -> None:
     """Print a release's option strings, or the flags added and removed between two releases."""
-    import json
-
     if (target_version is None) == (diff is None):
         raise click.UsageError("give either --target-version VERSION or --diff A B")
     if target_version is not None:
@@ -66,10 +64,6 @@ def flags_command(target_version: str | None, diff: tuple[str, str] | None,
 
 
 def _release(text: str) -> Version:
-    from packaging.version import InvalidVersion, Version
-
-    from vlint.knowledge import catalog
-
     try:
         version = Version(text.strip())
     except InvalidVersion:
@@ -81,8 +75,6 @@ def _release(text: str) -> Version:
 
 
 def _entry(version: Version, wanted: str | None) -> str:
-    from vlint.knowledge import catalog
-
     if wanted is not None:
         if not catalog.has_entry(version, wanted):
             raise click.UsageError(f"vLLM {version} has no {wanted} entry point")
@@ -91,6 +83,4 @@ def _entry(version: Version, wanted: str | None) -> str:
 
 
 def _strings(version: Version, entry: str) -> frozenset[str]:
-    from vlint.knowledge import catalog
-
     return catalog.option_strings(version, entry)

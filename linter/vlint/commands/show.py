@@ -10,83 +10,75 @@ masked as ``vlint check`` masks it (VL503).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
-from vlint.knowledge import catalog
 from vlint.checks.quoting import SECRET_DESTS, mask_secrets
-from vlint.engine.lint import Report, _releases_for
-from vlint.settings import Settings
-from vlint.model import Invocation, Span
+from vlint.checks.secret_in_config import SECRET_VARIABLES
+from vlint.engine.lint import defaulted_note, lint
+from vlint.engine.report import Report
+from vlint.knowledge import catalog
+from vlint.model import Finding, Invocation, Span
 from vlint.normalise.resolution import OptionUse, Resolution, Setting, resolve
+from vlint.policy.evaluate import variables
+from vlint.render import concise
 from vlint.render.escape import inert, json_dumps, plain_line
+from vlint.render.json_output import finding_dict
 from vlint.render.sarif import span_text
+from vlint.settings import Settings
 
 Row = tuple[str, str, str]
 
 
-def show(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> str:
-    """What ``vlint show`` prints: each invocation's header and its settings, then the notes."""
-    report = Report()
+# The findings that mean a file could not be shown (it does not parse, or vlint failed on it).
+FILE_PROBLEMS = ("VL002", "VL003")
+
+
+def show(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> Shown:
+    """What ``vlint show`` prints: each invocation's header and its settings, then each file
+    that could not be shown (as ``vlint check`` reports it), then the notes."""
+    report, resolutions = _resolutions(paths, settings)
     out: list[str] = []
-    for resolution, source in _resolutions(paths, settings, report):
+    for resolution, source in resolutions:
         out.extend(describe(resolution, source, include_defaults))
-    if not out:
+    problems = _problems(report)
+    if not out and not problems:
         out.append("no vLLM invocation found")
-    out.extend(f"note: {note}" for note in report.notes)
-    return "".join(plain_line(line) + "\n" for line in out)
+    text = "".join(plain_line(line) + "\n" for line in out)
+    text += concise.render(replace(report, findings=problems))
+    text += "".join(plain_line(f"note: {note}") + "\n" for note in report.notes)
+    return Shown(text, bool(problems))
+
+
+class Shown(NamedTuple):
+    """What ``vlint show`` prints, and whether a file could not be shown (exit 1)."""
+
+    text: str
+    failed: bool
+
+
+def _problems(report: Report) -> list[Finding]:
+    return [f for f in report.findings if f.code in FILE_PROBLEMS]
 
 
 def _resolutions(
-    paths: Sequence[str], settings: Settings, report: Report
-) -> Iterator[tuple[Resolution, str]]:
-    """Every invocation resolved against each release ``vlint check`` would check it with."""
-    targets: dict[str | None, Sequence[Version] | None] = {}
-    for invocation, source in _invocations(paths, report):
-        own = settings.per_file(invocation.path) if settings.per_file is not None else settings
-        if own.target not in targets:
-            targets[own.target] = _user_target(own.target, report)
-        for release in targets[own.target] or _releases_for(invocation, None, report):
-            yield resolve(invocation, catalog.load(release)), source
+    paths: Sequence[str], settings: Settings
+) -> tuple[Report, list[tuple[Resolution, str]]]:
+    """The run's report (read and linted as ``vlint check`` does it), and every invocation
+    resolved against each release ``vlint check`` checked it with."""
+    # One process: workers leave the launches out of the report.
+    report = lint(paths, replace(settings, jobs=1), every_source=True)
     if report.defaulted_target:
-        report.notes.insert(
-            0,
-            f"no target release given or pinned: showing the newest known, vLLM "
-            f"{catalog.newest()} (use --target-version)",
-        )
-
-
-def _user_target(target: str | None, report: Report) -> Sequence[Version] | None:
-    if not target:
-        return None
-    resolved = catalog.target(target)
-    if resolved.note and resolved.note not in report.notes:
-        report.notes.append(resolved.note)
-    return resolved.releases
-
-
-def _invocations(paths: Sequence[str], report: Report) -> Iterator[tuple[Invocation, str]]:
-    """The invocations of the files in ``paths``, read as ``vlint check`` reads them: only
-    inside the given roots, regular files, at most the maximum file size (else a note)."""
-    from vlint.discover import Refused, confined_read, kind_of, linted_roots, prefilter, walk
-    from vlint.extract import extractor
-    from vlint.settings import Settings
-
-    roots = linted_roots(list(paths))
-    for path in walk(list(paths)):
-        try:
-            data = confined_read(path, roots, Settings().max_file_size)
-        except Refused as refused:
-            report.notes.append(f"{path}: skipped ({refused.reason})")
-            continue
-        kind = kind_of(path, data) if prefilter(data) else None
-        if kind is None:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        for invocation in extractor(kind).extract(path, text):
-            yield invocation, text
+        report.notes[report.notes.index(defaulted_note())] = defaulted_note("showing")
+    resolutions = [
+        (resolve(invocation, catalog.load(release)), report.sources[invocation.path])
+        for invocation, releases in report.launches
+        for release in releases
+    ]
+    return report, resolutions
 
 
 def describe(resolution: Resolution, source: str, include_defaults: bool) -> list[str]:
@@ -199,15 +191,15 @@ def _table(rows: list[Row]) -> list[str]:
     return [f"  {a:<{written}}  {c:<{origin}}  {b}" for a, b, c in rows]
 
 
-def show_json(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> str:
-    """The resolved settings of every invocation as JSON (the shape is in the README)."""
-    report = Report()
-    rows = [
-        _json_invocation(resolution, include_defaults)
-        for resolution, _source in _resolutions(paths, settings, report)
-    ]
-    document = {"version": 1, "invocations": rows, "notes": report.notes}
-    return json_dumps(document, default=str) + "\n"
+def show_json(paths: Sequence[str], settings: Settings, include_defaults: bool = False) -> Shown:
+    """The resolved settings of every invocation as JSON (the shape is in the README), with
+    the files that could not be shown (``findings``, as ``vlint check --output-format json``)."""
+    report, resolutions = _resolutions(paths, settings)
+    rows = [_json_invocation(resolution, include_defaults) for resolution, _ in resolutions]
+    problems = _problems(report)
+    document = {"version": 1, "invocations": rows, "notes": report.notes,
+                "findings": [finding_dict(f) for f in problems]}
+    return Shown(json_dumps(document, default=str) + "\n", bool(problems))
 
 
 def _json_masked(value: Any) -> Any:
@@ -221,8 +213,6 @@ def _json_masked(value: Any) -> Any:
 
 
 def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str, object]:
-    from vlint.policy.evaluate import variables
-
     invocation = resolution.invocation
     seen = variables(resolution)
     settings = {
@@ -235,8 +225,6 @@ def _json_invocation(resolution: Resolution, include_defaults: bool) -> dict[str
         for dest, setting in sorted(resolution.settings.items())
         if include_defaults or setting.span is not None
     }
-    from vlint.checks.secret_in_config import SECRET_VARIABLES
-
     for dest in SECRET_DESTS & settings.keys():
         if isinstance(settings[dest]["value"], str) and settings[dest]["written"]:
             settings[dest]["value"] = mask_secrets(settings[dest]["value"], True)

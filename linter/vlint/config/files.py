@@ -18,11 +18,17 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vlint.config.presets import combine
+from vlint.discover import Refused, confined_read, linted_roots, repository_root
 from vlint.errors import ConfigError
+# The code lookup moves to vlint.checks.codes (with the rule registry); until then it is the
+# suppressions' (an upward import, the last one of this layer).
+from vlint.filter.suppress import Known, UnknownCode
+from vlint.knowledge import catalog
 from vlint.model import Severity
+from vlint.settings import Settings
 
 if TYPE_CHECKING:
-    from vlint.settings import Settings
     from vlint.policy.policies import Policy
 
 CONFIG_NAMES = ("vlint.toml", ".vlint.toml", "pyproject.toml")
@@ -62,7 +68,6 @@ def for_files(
     over the configuration ``--config`` names, none when isolated, else over each file's own
     (``Settings.per_file``).  ``paths`` are the linted paths: no pack is imported from inside
     them."""
-    from vlint.discover import linted_roots
 
     untrusted = linted_roots(paths)
     if isolated or explicit is not None:
@@ -103,7 +108,6 @@ class Nearest:
         while folder not in self._folders:
             walked.append(folder)
             if root is None:
-                from vlint.discover import repository_root
 
                 root = repository_root(folder) or Path(os.sep)
             found = _config_in(Path(folder))
@@ -120,7 +124,6 @@ class Nearest:
 
 def find(paths: Sequence[str]) -> Path | None:
     """The configuration file of the first of ``paths`` (its nearest, within its repository)."""
-    from vlint.settings import Settings
 
     given = paths[0] if paths else "."
     start = os.path.abspath(given)
@@ -142,7 +145,6 @@ def _config_in(folder: Path) -> Path | None:
 def _roots(path: Path) -> tuple[Path, ...]:
     """Where a configuration file and the files it names may be: its repository, or its own
     folder outside any repository."""
-    from vlint.discover import repository_root
 
     folder = path.parent.resolve()
     return (repository_root(str(folder)) or folder,)
@@ -154,8 +156,6 @@ def _has_tool_table(path: Path) -> bool:
 
 
 def _toml(path: Path, roots: Sequence[Path]) -> dict[str, Any]:
-    from vlint.discover import Refused, confined_read
-
     try:
         text = confined_read(str(path), roots, MAX_CONFIG_SIZE).decode("utf-8")
     except Refused as refused:
@@ -174,7 +174,7 @@ def load(path: Path, explicit: bool = False) -> Config:
 
     ``explicit``: named with ``--config``, so read wherever it is (the files it names stay
     inside its repository)."""
-    from vlint.config.schema import validate
+    from vlint.config.schema import validate  # lazy: pydantic, only when a file is read
 
     roots = _roots(path)
     options = validate(path, _table(path, (path.resolve().parent,) if explicit else roots))
@@ -182,7 +182,6 @@ def load(path: Path, explicit: bool = False) -> Config:
         raise ConfigError("\n".join(f"invalid config: {path}: {problem}" for problem in options))
     if options.target_version is not None:
         _check_target(path, options.target_version)
-    from vlint.config.presets import combine
 
     preset = combine(options.extends)
     select = options.select if options.select is not None else preset.select
@@ -203,8 +202,7 @@ def load(path: Path, explicit: bool = False) -> Config:
 
 
 def _policies(path: Path, files: Sequence[str], roots: Sequence[Path]) -> tuple[Policy, ...]:
-    from vlint.discover import Refused, confined_read
-    from vlint.policy.policies import load_text
+    from vlint.policy.policies import load_text  # lazy: only a configuration with policies
 
     found: list[Policy] = []
     for name in files:
@@ -234,8 +232,6 @@ def _table(path: Path, roots: Sequence[Path]) -> Mapping[str, Any]:
 
 
 def _check_target(path: Path, target: str) -> None:
-    from vlint.knowledge import catalog
-
     try:
         catalog.resolve_target(target)
     except catalog.UnknownTarget:
@@ -288,7 +284,6 @@ def merge(
 
 def _check_codes(config: Config, policies: Sequence[Policy]) -> None:
     """ConfigError for a code the configuration names that no rule or policy of it has."""
-    from vlint.filter.selection import Known, UnknownCode
 
     known = Known(policies)
     keys = {
@@ -306,7 +301,7 @@ def _check_codes(config: Config, policies: Sequence[Policy]) -> None:
 
 @cache
 def _packs(names: tuple[str, ...], untrusted: tuple[Path, ...]) -> tuple[Policy, ...]:
-    from vlint.policy.policies import installed
+    from vlint.policy.policies import installed  # lazy: only a run naming policy packs
 
     return installed(names, untrusted)
 
@@ -314,6 +309,6 @@ def _packs(names: tuple[str, ...], untrusted: tuple[Path, ...]) -> tuple[Policy,
 def _unique(policies: tuple[Policy, ...]) -> tuple[Policy, ...]:
     if not policies:
         return ()
-    from vlint.policy.policies import unique
+    from vlint.policy.policies import unique  # lazy: only a run with policies
 
     return unique(policies)

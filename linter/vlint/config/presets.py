@@ -58,9 +58,8 @@ def combine(names: Sequence[str]) -> Combined:
 
 @cache
 def _builtin(name: str) -> tuple[Policy, ...]:
-    import vlint_rules
-
-    from vlint.policy.policies import load_text
+    import vlint_rules  # lazy: the data package, only for a preset with policies
+    from vlint.policy.policies import load_text  # lazy: only a preset with policies
 
     path = Path(vlint_rules.__file__).parent / "presets" / name
     return tuple(load_text(path.read_text("utf-8"), str(path), ".", builtin=True))

@@ -73,17 +73,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, Any, Literal
 
 from packaging.version import Version
 
+from vlint.checks import confirm_level, model_specific, rule_module, vllm_words
+from vlint.checks.base import rule_finding
 from vlint.discover import repository_root, within
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
+from vlint.knowledge import catalog
+from vlint.knowledge.catalog import Release
 from vlint.model import Confirmation, ConfirmationState, Finding, Invocation, Span, Token
-
-if TYPE_CHECKING:
-    from vlint.knowledge.catalog import Release
-    from vlint.normalise.resolution import OptionUse
+from vlint.normalise.resolution import OptionUse, resolve
 
 __all__ = ["Confirmation", "ConfirmationState", "Interrupted", "Level", "Probe", "ProbeError",
            "Sandbox", "VLLMPython", "confirm", "find_python", "probe_release", "refusal",
@@ -98,13 +99,6 @@ REQUEST_TIMEOUT_S = 600.0
 # A probe told to stop (its stdin closed) exits on its own in this time, or is stopped.
 PROBE_EXIT_S = 10.0
 PROBE_STOP_GRACE_S = 5.0
-# Rules whose check vLLM runs when it parses an argv / builds the engine configuration.
-PARSE_CHECKED = re.compile(r"^VL(1\d\d|2\d\d|402)$")
-CONFIG_CHECKED = re.compile(r"^VL3\d\d$")
-# What vLLM's message says for a rule when it names no option (VL108: the model's place).
-RULE_WORDS: Mapping[str, tuple[str, ...]] = {"VL108": ("first positional argument",)}
-# VL3xx checks that depend on the model's context length when --max-model-len is not given.
-MODEL_SPECIFIC = frozenset({"VL301", "VL304"})
 
 
 # What a user who installed vlint with pip can do when confirm finds no vLLM.
@@ -447,15 +441,15 @@ class _Judge:
         if reply.get("probe_failure"):
             return self.mark("unverified", f"the probe failed: {answer.error}"), False
         code = finding.code
-        checked_here = PARSE_CHECKED.match(code) or (
-            self.level == "config" and CONFIG_CHECKED.match(code))
-        if CONFIG_CHECKED.match(code) and self.level == "parse":
+        checked_at = confirm_level(code)  # the rule declares where vLLM runs its check
+        checked_here = checked_at == "parse" or (self.level == "config" and checked_at == "config")
+        if checked_at == "config" and self.level == "parse":
             return self.mark("unverified", "vLLM checks this when it builds the engine "
                              "configuration: run with --level config"), False
         if not checked_here:
             return self.mark("unverified", "not a question for vLLM's parser or engine "
                              "configuration (it is about the deployment)"), False
-        if (code in MODEL_SPECIFIC and reply.get("stand_in")
+        if (model_specific(code) and reply.get("stand_in")
                 and not reply.get("max_model_len_given")):
             return self.mark("unverified", "depends on the model's context length, and a "
                              "stand-in model was used: model-specific checks not confirmed"), False
@@ -463,7 +457,7 @@ class _Judge:
         if not answer.ok:
             error = _first_line(answer.error)
             predicted = _norm(error) in _norm(finding.message)  # vlint quoted vLLM's error
-            if _names(answer.error, [*keys, *RULE_WORDS.get(code, ())]) or predicted:
+            if _names(answer.error, [*keys, *vllm_words(code)]) or predicted:
                 return self.mark("confirmed", f"vLLM rejects it{stand_in}: {error}"), True
             return self.mark("unverified", f"vLLM stopped at another error first "
                              f"({answer.stage}): {error}"), False
@@ -493,9 +487,6 @@ def _resolved(finding: Finding, invocation: Invocation, answer: _Answer,
     namespace = (answer.reply or {}).get("namespace")
     if not isinstance(namespace, dict) or release is None:
         return None
-    from vlint.knowledge import catalog
-    from vlint.normalise.resolution import resolve
-
     try:
         resolution = resolve(invocation, catalog.load(release))
     except Exception:
@@ -543,9 +534,6 @@ def _span_of(message: str, invocation: Invocation) -> Span:
 
 def _gap(code: str, invocation: Invocation, message: str, judge: _Judge,
          stand_in: bool) -> Finding:
-    from vlint.checks import rule_module
-    from vlint.checks.base import rule_finding
-
     rule = rule_module(code).RULE
     kind = "rejects" if code == "VL901" else "warns about"
     return replace(
@@ -641,7 +629,7 @@ def _annotate(report: Report, probe: Probe, judge: _Judge, allow_code: bool = Fa
         confirmation, explains = judge.verdict(finding, invocation, answer, keys, resolved)
         explained[key] = explained.get(key, False) or explains
         if not answer.ok and not explains and finding.severity == "error" and (
-                PARSE_CHECKED.match(finding.code) or CONFIG_CHECKED.match(finding.code)):
+                confirm_level(finding.code) is not None):
             explained[key] = explained.get(key, False) or answer.skipped is None
         mentioned.setdefault(key, set()).update(
             w for w in answer.warnings if _names(w, keys))
@@ -950,8 +938,6 @@ def _negative(use: OptionUse, setting: Any) -> bool:
 
 
 def _releases_of(targets: Sequence[Version]) -> list[Release]:
-    from vlint.knowledge import catalog
-
     releases = []
     for version in targets:
         try:
@@ -971,8 +957,6 @@ def refusal(invocation: Invocation, targets: Sequence[Version], level: str, work
         return None
     if invocation.style == "python":
         return _refused_keywords(invocation, level, work)
-    from vlint.normalise.resolution import resolve
-
     releases = _releases_of(targets) or _releases_of(_newest())
     strings = _code_strings(releases)
     for release in releases:
@@ -1010,8 +994,6 @@ def refusal(invocation: Invocation, targets: Sequence[Version], level: str, work
 
 
 def _newest() -> list[Version]:
-    from vlint.knowledge import catalog
-
     return [catalog.newest()]
 
 
@@ -1031,8 +1013,6 @@ def _refused_keywords(invocation: Invocation, level: str, work: str) -> str | No
 def loopback_words(invocation: Invocation, targets: Sequence[Version]) -> list[str]:
     """The invocation's words with every address option's value replaced by 127.0.0.1 (as
     each targeted release's parser would match the option)."""
-    from vlint.normalise.resolution import resolve
-
     words = [t.text for t in invocation.args]
     index = {id(t): i for i, t in enumerate(invocation.args)}
     for release in _releases_of(targets) or _releases_of(_newest()):

@@ -70,14 +70,14 @@ _WORK: list[str] = []
 def release() -> str:
     """The vLLM release this interpreter loads: ``vllm.__version__``, else its distribution's."""
     try:
-        import vllm  # type: ignore[import-not-found]
+        import vllm  # type: ignore[import-not-found]  # lazy: vLLM loads on the first request
 
         version = getattr(vllm, "__version__", None)
         if isinstance(version, str) and version and version != "dev":
             return version.split("+")[0]
     except Exception:
         pass
-    from importlib.metadata import version as dist_version
+    from importlib.metadata import version as dist_version  # lazy: only without __version__
 
     return dist_version("vllm").split("+")[0]
 
@@ -114,7 +114,7 @@ def standin_model(context: int) -> str:
 def write_standin_model(folder: Path, context: int) -> None:
     """Write the stand-in model into ``folder``; needs the ``tokenizers`` library (vLLM has it).
     ``tools/vllm_env.py`` uses it too, for the cached model of the tests."""
-    from tokenizers import (  # type: ignore[import-not-found]
+    from tokenizers import (  # type: ignore[import-not-found]  # lazy: only a stand-in model
         Tokenizer, decoders, models, pre_tokenizers, trainers)
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -165,7 +165,7 @@ def keywords(callee: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     if callee not in ("EngineArgs", "AsyncEngineArgs"):
         return {"ok": False, "error": f"callee {callee!r} is not reproduced by this probe",
                 "probe_failure": True}
-    from vllm.engine import arg_utils  # type: ignore[import-not-found]
+    from vllm.engine import arg_utils  # type: ignore[import-not-found]  # lazy: vLLM, on request
 
     model = kwargs.get("model")
     local = isinstance(model, str) and os.path.isdir(model)
@@ -191,7 +191,7 @@ def keywords(callee: str, kwargs: dict[str, Any]) -> dict[str, Any]:
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     op = request.get("op")
     if op == "ping":
-        import vllm
+        import vllm  # lazy: the first ping loads vLLM (slow), after the probe has started
 
         return {"ok": True, "vllm_release": release(), "vllm_file": vllm.__file__}
     argv = [str(a) for a in request.get("argv", [])]
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             proto.write(realparser.json_line(reply) + "\n")
             proto.flush()
     finally:
-        import shutil
+        import shutil  # lazy: only when the probe ends
 
         for folder in _WORK:
             shutil.rmtree(folder, ignore_errors=True)

@@ -177,7 +177,7 @@ def _torch_cpu_probes() -> None:
 
 
 def _register_exist_ok() -> None:
-    import inspect
+    import inspect  # lazy: only when transformers needs the shim
 
     transformers = importlib.import_module("transformers")
     for name in AUTO_CLASSES:
@@ -408,7 +408,7 @@ def engine_config(real: RealParser, argv: list[str], model_dir: str) -> dict[str
     ns, report = parse_namespace(real, argv)
     if ns is None:
         return report
-    from vllm.engine.arg_utils import EngineArgs  # type: ignore[import-not-found]
+    from vllm.engine.arg_utils import EngineArgs  # type: ignore[import-not-found]  # lazy: vLLM
 
     if getattr(ns, "model_tag", None):
         ns.model = ns.model_tag

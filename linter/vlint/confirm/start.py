@@ -32,11 +32,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from vlint.checks import model_specific, rule_module
+from vlint.checks.base import rule_finding
 from vlint.checks.setting_changed_at_start import RULE as CHANGED_RULE
-from vlint.confirm import (MODEL_SPECIFIC, TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner,
+from vlint.confirm import (TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner,
                            find_python, loopback_words, python_command, refusal, report_roots,
                            sandbox, stop_tree, stopping_children)
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 from vlint.model import Confirmation, Finding, Invocation, Span, Token
 
 StartState = Literal["healthy", "exited", "timeout", "unhealthy"]
@@ -498,15 +500,12 @@ def _confirmation(finding: Finding, got: StartOutcome | str, stand_in: bool) -> 
         return Confirmation("unverified", "start", release,
                             f"the finding is about vLLM {about}; vLLM {release} started")
     state, message = verdict(finding, got)
-    if stand_in and state == "refuted" and finding.code in MODEL_SPECIFIC:
+    if stand_in and state == "refuted" and model_specific(finding.code):
         state, message = "unverified", "it depends on the real model; a stand-in model started"
     return Confirmation(state, "start", release, message)
 
 
 def _unpredicted(invocation: Invocation, got: StartOutcome) -> Finding:
-    from vlint.checks import rule_module
-    from vlint.checks.base import rule_finding
-
     rule = rule_module("VL901").RULE
     release = got.release or "?"
     return replace(

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
-from vlint.model import Entry, Invocation, Pos, Span, Token
+from packaging.version import InvalidVersion, Version
 
-if TYPE_CHECKING:
-    from packaging.version import Version
+from vlint.extract.deployment import assignment, enclosed, from_tokens
+from vlint.knowledge import catalog
+from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
+from vlint.syntax.shell import iter_commands, line_break
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 CLI_MODULE = "vllm.entrypoints.cli.main"
@@ -96,9 +99,10 @@ def _skip_prefix_commands(
             while index < len(words):
                 text = words[index].text
                 if name == "env" and "=" in text and not text.startswith("-"):
-                    key, _, _ = text.partition("=")
-                    env[key] = _value_after_equals(words[index])
-                    names[key] = words[index].sub_span(0, len(key))
+                    variable = assignment(words[index])
+                    if variable is not None and variable.name_span is not None:
+                        env[variable.name] = variable.value
+                        names[variable.name] = variable.name_span
                 elif text in valued:
                     index += 1
                 elif text in _OPTIONS_WITH_TWO_VALUES and name in ("mpirun", "mpiexec"):
@@ -112,11 +116,6 @@ def _skip_prefix_commands(
             continue
         return index
     return index
-
-
-def _value_after_equals(token: Token) -> Token:
-    cut = token.text.index("=") + 1
-    return Token(token.text[cut:], token.positions[cut:], token.literal)
 
 
 def _python_module(words: Sequence[Token], start: int) -> tuple[str, int] | None:
@@ -154,6 +153,29 @@ def _nested_shell(words: Sequence[Token], start: int) -> Token | None:
     return None
 
 
+def recognise_script(
+    path: str, text: str, locate: Locator, *, kind: str = "shell", shell: bool = True
+) -> list[Invocation]:
+    """The vLLM launches among the commands of a shell text, positioned through ``locate``.
+
+    ``shell`` is false for text that is only split into words the shell's way (a compose
+    ``command:`` string): there a line break ends nothing, so no line break is reported.
+    """
+    found: list[Invocation] = []
+    for command in iter_commands(text, locate):
+        launches = recognise_all(
+            command.words, env=command.env, path=path, kind=kind, env_names=command.env_names
+        )
+        if not launches:
+            continue
+        broken = line_break(text, command.end, locate) if shell else None
+        for invocation in launches:
+            if broken is not None:
+                invocation = replace(invocation, line_breaks=(*invocation.line_breaks, broken))
+            found.append(invocation)
+    return found
+
+
 def _span_of(words: Sequence[Token]) -> Span:
     return Span(words[0].span.start, words[-1].span.end)
 
@@ -178,7 +200,7 @@ def recognise_all(
         return []
     server_image = image is not None and is_server_image(image)
     if image is not None and server_image and _repeated_entry(words):
-        return [_image_arguments(words, path, kind, merged_env, names, image, target)]
+        return [_image_arguments(words, path, kind, merged_env, names, target)]
     start = _skip_prefix_commands(words, merged_env, names)
     if start >= len(words):
         return []
@@ -187,15 +209,13 @@ def recognise_all(
     def build(entry: Entry, args_from: int, anchor_to: int) -> Invocation:
         return Invocation(
             path=path,
-            kind=kind,
+            origin=(kind,),
             style="cli",
             anchor=_span_of(words[start:anchor_to]),
             entry=entry,
             args=tuple(words[args_from:]),
-            env=merged_env,
-            image=image,
+            deployment=Deployment(env=from_tokens(merged_env, names)),
             target=target,
-            env_names=names,
         )
 
     if program == "vllm" and start + 1 < len(words) and words[start + 1].text == "serve":
@@ -213,23 +233,20 @@ def recognise_all(
         script = _nested_shell(words, start + 1)
         if script is None:
             return []
-        from vlint.extract import shell
-
-        positions = script.positions
-        last = len(positions) - 1
+        last = len(script.text)
+        # The script's text ends before the word's closing quote, not after it.
+        end = script.sub_span(0).end if last else script.pos(0)
 
         def locate(offset: int) -> Pos:
-            return positions[min(offset, last)]
+            return script.pos(offset) if offset < last else end
 
-        found_inside = shell.extract(path, script.text, locate)
+        found_inside = recognise_script(path, script.text, locate)
         return [
-            _with_context(
-                invocation, kind=kind, env=merged_env, image=image, target=target, names=names
-            )
+            enclosed(invocation, kind, Deployment(env=from_tokens(merged_env, names)), target)
             for invocation in found_inside
         ]
     if image is not None and server_image:
-        return [_image_arguments(words, path, kind, merged_env, names, image, target)]
+        return [_image_arguments(words, path, kind, merged_env, names, target)]
     return []
 
 
@@ -238,10 +255,6 @@ def image_entry(target: str | None) -> Entry:
     ENTRYPOINT, generated into the catalog); ``vllm serve`` when the release is not known."""
     if target is None:
         return "serve"
-    from packaging.version import InvalidVersion, Version
-
-    from vlint.knowledge import catalog
-
     try:
         version = catalog.newest() if target == LATEST else Version(target)
     except InvalidVersion:
@@ -264,8 +277,6 @@ def _nearest_image(known: Sequence[Version], index: int) -> Mapping[str, Any]:
     the newer one first (the official image's ENTRYPOINT changed once in all known releases,
     and never between neighbours that both record it).
     """
-    from vlint.knowledge import catalog
-
     for distance in range(len(known)):
         for neighbour in (index + distance, index - distance):
             if 0 <= neighbour < len(known):
@@ -291,43 +302,18 @@ def _image_arguments(
     kind: str,
     env: dict[str, Token],
     names: dict[str, Span],
-    image: str,
     target: str | None,
 ) -> Invocation:
     # The image's own entrypoint runs the server; these words are its arguments.
     repeated = _repeated_entry(words)
     return Invocation(
         path=path,
-        kind=kind,
+        origin=(kind,),
         style="cli",
         anchor=_span_of(words),
         entry=image_entry(target),
         args=tuple(words[repeated:]),
-        env=env,
-        image=image,
+        deployment=Deployment(env=from_tokens(env, names)),
         target=target,
-        env_names=names,
         repeated_entry=tuple(words[:repeated]),
     )
-
-
-def _with_context(
-    invocation: Invocation,
-    *,
-    kind: str,
-    env: Mapping[str, Token],
-    image: str | None,
-    target: str | None,
-    names: Mapping[str, Span],
-) -> Invocation:
-    from dataclasses import replace
-
-    return replace(
-        invocation,
-        kind=kind,
-        env={**env, **invocation.env},
-        image=image,
-        target=invocation.target or target,
-        env_names={**names, **invocation.env_names},
-    )
-

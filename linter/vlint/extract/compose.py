@@ -8,16 +8,25 @@ compose file (never from this process's environment); every character keeps its 
 
 from __future__ import annotations
 
+import io
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.discover import Refused, confined_read, linted_roots
+from vlint.extract import deployment, shell
+from vlint.extract.argv import image_entry, is_server_image, recognise_all, release_from_image
+from vlint.model import (
+    Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, Span, Token,
+)
+from vlint.syntax import yamlpos
+from vlint.syntax.lines import Chars
 
 if TYPE_CHECKING:
+    from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node
 
     from vlint.syntax.yamlpos import SourceIndex
@@ -25,44 +34,25 @@ if TYPE_CHECKING:
 KIND = "compose"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BREAKS = " \t\r\n"
-
-
-@dataclass(frozen=True)
-class Chars:
-    """A text whose every character has a file position (plus the end) and a literal flag."""
-
-    text: str
-    positions: tuple[Pos, ...]
-    literal: tuple[bool, ...]
-
-    def token(self, start: int = 0, end: int | None = None) -> Token:
-        stop = len(self.text) if end is None else end
-        return Token(
-            self.text[start:stop],
-            self.positions[start : stop + 1],
-            all(self.literal[start:stop]),
-        )
-
-    def locate(self, offset: int) -> Pos:
-        return self.positions[max(0, min(offset, len(self.positions) - 1))]
+_URL = re.compile(r"https?://[^\s'\"]+")
 
 
 def is_vllm_image(image: str | None) -> bool:
     """Whether ``image`` names a vLLM server image (one matcher, shared with argv)."""
-    from vlint.extract.argv import is_server_image
-
     return image is not None and is_server_image(image)
 
 
 def extract(
-    path: str, text: str, *, variables: Mapping[str, str] | None = None
+    path: str,
+    text: str,
+    context: ExtractContext | None = None,
+    *,
+    variables: Mapping[str, str] | None = None,
 ) -> list[Invocation]:
     """Every vLLM launch in a compose file; raises Unparsable when it is not valid YAML.
 
     ``variables`` replaces the ``.env`` file beside ``path`` as the source of interpolation.
     """
-    from vlint.syntax import yamlpos
-
     documents = yamlpos.parse_documents(text)
     if variables is None:
         variables = _Budgeted(dotenv_beside(path)[1].variables, MAX_INTERPOLATED)
@@ -140,8 +130,6 @@ def dotenv_beside(path: str) -> tuple[str, Dotenv]:
 
 @lru_cache(maxsize=64)
 def _dotenv(env: str, identity: tuple[int, int, int, int] | None) -> Dotenv:
-    from vlint.discover import Refused, confined_read, linted_roots
-
     try:
         data = confined_read(env, linted_roots([env]), MAX_DOTENV_SIZE)
         # Universal newlines, as python-dotenv reads a file.
@@ -153,9 +141,7 @@ def _dotenv(env: str, identity: tuple[int, int, int, int] | None) -> Dotenv:
     try:
         raw = _simple_dotenv_text(text)
         if raw is None:
-            import io
-
-            from dotenv import dotenv_values
+            from dotenv import dotenv_values  # lazy: ~6 ms a run; plain .env files skip it
 
             raw = dotenv_values(stream=io.StringIO(text), interpolate=False)
     except ValueError:
@@ -218,8 +204,6 @@ def _plain_chars(text: str) -> Chars:
 
 
 def _scalar_chars(source: SourceIndex, node: Node, variables: Mapping[str, str]) -> Chars | None:
-    from vlint.syntax import yamlpos
-
     if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
         return None
     value = yamlpos.scalar_value(node)
@@ -395,8 +379,6 @@ class _Argv:
 
 
 def _argv(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) -> _Argv | None:
-    from vlint.syntax import yamlpos
-
     if node is None or yamlpos.is_null(node):
         return None
     anchor = Span(source.pos(node.start_mark.index), source.pos(node.end_mark.index))
@@ -412,69 +394,225 @@ def _argv(source: SourceIndex, node: Node | None, variables: Mapping[str, str]) 
 
 
 def _environment(
-    source: SourceIndex,
-    node: Node | None,
-    variables: Mapping[str, str],
-    names: dict[str, Span] | None = None,
-) -> dict[str, Token]:
-    """The service's ``environment:``; ``names`` receives where each name is written."""
-    from vlint.syntax import yamlpos
-
-    env: dict[str, Token] = {}
-    names = {} if names is None else names
+    source: SourceIndex, node: Node | None, variables: Mapping[str, str]
+) -> dict[str, EnvVar]:
+    """The service's ``environment:``, a list of ``NAME=VALUE`` entries or a mapping."""
     if node is None:
-        return env
+        return {}
+    found: list[EnvVar | None] = []
     for item in yamlpos.sequence_items(node):
         chars = _scalar_chars(source, item, variables)
-        if chars is not None and "=" in chars.text:
-            cut = chars.text.index("=")
-            env[chars.text[:cut]] = chars.token(cut + 1)
-            names[chars.text[:cut]] = chars.token().sub_span(0, cut)
+        if chars is not None:
+            found.append(deployment.assignment(chars.token()))
     if yamlpos.mapping_node(node) is not None:
         for key, value in yamlpos.mapping_items(node):
             chars = _scalar_chars(source, value, variables)
-            if chars is not None:
-                env[str(key.value)] = chars.token()
-                key_chars = _scalar_chars(source, key, {})
-                if key_chars is not None and key_chars.text == str(key.value):
-                    names[key_chars.text] = key_chars.token().sub_span(0)
-    return env
+            if chars is None:
+                continue
+            key_chars = _scalar_chars(source, key, {})
+            if key_chars is not None and key_chars.text == str(key.value):
+                found.append(deployment.named(key_chars.token(), chars.token()))
+            else:
+                found.append(EnvVar(str(key.value), chars.token()))
+    return deployment.environment(found)
+
+
+def _deployment(source: SourceIndex, service: Node, variables: Mapping[str, str]) -> Deployment:
+    """What a service states about its container, besides its command."""
+
+    def scalar(node: Node | None) -> Token | None:
+        chars = None if node is None else _scalar_chars(source, node, variables)
+        return None if chars is None else chars.token()
+
+    def get(node: Node | None, *keys: str) -> Node | None:
+        for key in keys:
+            if node is None or yamlpos.mapping_node(node) is None:
+                return None
+            node = yamlpos.mapping_get(node, key)
+        return node
+
+    image = scalar(get(service, "image"))
+    ipc = scalar(get(service, "ipc"))
+    shm = scalar(get(service, "shm_size"))
+    return Deployment(
+        image=None if image is None else deployment.image(image),
+        env=_environment(source, get(service, "environment"), variables),
+        env_complete=get(service, "env_file") is None,
+        gpus=_gpus(service, scalar, get),
+        ipc=None if ipc is None else deployment.at(ipc, ipc.text if ipc.literal else None),
+        shm_size=None if shm is None else deployment.at(
+            shm, deployment.docker_bytes(shm.text) if shm.literal else None),
+        ports=_ports(service, scalar, get),
+        probes=_healthcheck(source, service, scalar, get),
+        volumes=_volumes(service, scalar, get),
+    )
+
+
+_Scalar = Callable[["Node | None"], "Token | None"]
+_Get = Callable[..., "Node | None"]
+
+
+def _gpus(service: Node, scalar: _Scalar, get: _Get) -> Located[GpuCount | None] | None:
+    """``deploy.resources.reservations.devices`` entries that ask for GPUs, or ``gpus:``."""
+    gpus = get(service, "gpus")
+    written = scalar(gpus)
+    if written is not None:
+        return deployment.at(written, deployment.gpu_count(written.text) if written.literal
+                             else None)
+    devices = get(service, "deploy", "resources", "reservations", "devices")
+    entries = [*yamlpos.sequence_items(devices)] if devices is not None else []
+    entries += [*yamlpos.sequence_items(gpus)] if gpus is not None else []
+    for entry in entries:
+        capabilities = get(entry, "capabilities")
+        names = [scalar(item) for item in yamlpos.sequence_items(capabilities)] \
+            if capabilities is not None else []
+        if gpus is None and not any(n is not None and n.text == "gpu" for n in names):
+            continue
+        count = scalar(get(entry, "count"))
+        if count is not None:
+            return deployment.at(count, deployment.gpu_count(count.text) if count.literal
+                                 else None)
+        ids = get(entry, "device_ids")
+        if ids is not None:
+            listed = [scalar(item) for item in yamlpos.sequence_items(ids)]
+            tokens = [t for t in listed if t is not None]
+            if tokens:
+                known = len(tokens) == len(listed) and all(t.literal for t in tokens)
+                return Located(len(tokens) if known else None,
+                               Span(tokens[0].span.start, tokens[-1].sub_span(0).end))
+        if entry is not None and count is None and ids is None:
+            # A GPU reservation without count or device_ids takes every GPU.
+            key = next((n for n in names if n is not None), None)
+            if key is not None:
+                return Located("all", key.sub_span(0))
+    return None
+
+
+def _ports(service: Node, scalar: _Scalar, get: _Get) -> tuple[Port, ...]:
+    """The container side of ``ports:`` (short ``[HOST:]PUBLISHED:TARGET[/PROTO]`` or long
+    ``target:``/``published:``) and ``expose:`` entries."""
+    found: list[Port] = []
+    for key in ("ports", "expose"):
+        listed = get(service, key)
+        for item in yamlpos.sequence_items(listed) if listed is not None else []:
+            if yamlpos.mapping_node(item) is not None:
+                target = scalar(get(item, "target"))
+                published = scalar(get(item, "published"))
+                if target is not None:
+                    found.append(Port(
+                        deployment.at(target, deployment.port_number(target.text)
+                                      if target.literal else None),
+                        None,
+                        None if published is None else deployment.at(
+                            published, published.text if published.literal else None),
+                    ))
+                continue
+            token = scalar(item)
+            if token is not None:
+                found.append(_short_port(token))
+    return tuple(found)
+
+
+def _short_port(token: Token) -> Port:
+    text = token.text
+    end = text.find("/") if "/" in text else len(text)
+    start = text.rfind(":", 0, end) + 1
+    number = deployment.port_number(text[start:end]) if token.literal else None
+    container = Located(number, token.sub_span(start, end))
+    published = None
+    if start > 0:
+        host = text[: start - 1]
+        published = Located(host if token.literal else None, token.sub_span(0, start - 1))
+    return Port(container, None, published)
+
+
+def _healthcheck(
+    source: SourceIndex, service: Node, scalar: _Scalar, get: _Get
+) -> tuple[Probe, ...]:
+    """A ``healthcheck:`` whose ``test`` fetches an HTTP URL: its port and path."""
+    check = get(service, "healthcheck")
+    if check is None or yamlpos.mapping_node(check) is None:
+        return ()
+    test = get(check, "test")
+    words: list[Token] = []
+    if test is not None and yamlpos.is_scalar(test):
+        chars = _scalar_chars(source, test, {})
+        words = split_words(chars) if chars is not None else []
+    elif test is not None:
+        words = [t for t in (scalar(item) for item in yamlpos.sequence_items(test)) if t]
+    key = next(k for k, v in yamlpos.mapping_items(service) if v is check)
+    span = Span(source.pos(key.start_mark.index), source.pos(key.end_mark.index))
+    port: Located[int | str | None] | None = None
+    path: Located[str | None] | None = None
+    for word in words:
+        # (A ``CMD-SHELL`` test is one word: ``curl -f http://localhost:8000/health || exit 1``.)
+        url = _URL.search(word.text) if word.literal else None
+        found = deployment.url_port_path(url.group()) if url is not None else None
+        if url is not None and found is not None:
+            where = word.sub_span(url.start(), url.end())
+            port, path = Located(found[0], where), Located(found[1], where)
+            break
+    return (Probe("healthcheck", span, "exec", port, path),)
+
+
+def _volumes(service: Node, scalar: _Scalar, get: _Get) -> tuple[Mount, ...]:
+    """``volumes:`` (short ``SOURCE:TARGET[:MODE]`` or long) and ``tmpfs:`` mounts."""
+    found: list[Mount] = []
+    listed = get(service, "volumes")
+    for item in yamlpos.sequence_items(listed) if listed is not None else []:
+        if yamlpos.mapping_node(item) is not None:
+            target = scalar(get(item, "target"))
+            origin = scalar(get(item, "source"))
+            kind = scalar(get(item, "type"))
+            if target is not None:
+                found.append(Mount(
+                    deployment.at(target, target.text if target.literal else None),
+                    None if origin is None else deployment.at(
+                        origin, origin.text if origin.literal else None),
+                    kind is not None and kind.text == "tmpfs",
+                ))
+            continue
+        token = scalar(item)
+        if token is None:
+            continue
+        parts = token.text.split(":")
+        if len(parts) == 1:
+            found.append(Mount(deployment.at(token, token.text if token.literal else None)))
+            continue
+        cut = len(parts[0])
+        stop = cut + 1 + len(parts[1])
+        found.append(Mount(
+            Located(parts[1] if token.literal else None, token.sub_span(cut + 1, stop)),
+            Located(parts[0] if token.literal else None, token.sub_span(0, cut)),
+        ))
+    tmpfs = get(service, "tmpfs")
+    items = [tmpfs] if tmpfs is not None and yamlpos.is_scalar(tmpfs) else \
+        yamlpos.sequence_items(tmpfs) if tmpfs is not None else []
+    for item in items:
+        token = scalar(item)
+        if token is not None:
+            where = token.text.split(":", 1)[0]
+            found.append(Mount(Located(where if token.literal else None,
+                                       token.sub_span(0, len(where))), None, True))
+    return tuple(found)
 
 
 def _service(
     path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]
 ) -> list[Invocation]:
-    from vlint.syntax import yamlpos
-    from vlint.extract.argv import image_entry, recognise_all, release_from_image
-
     if yamlpos.mapping_node(service) is None:
         return []
+    facts = _deployment(source, service, variables)
     image_node = yamlpos.mapping_get(service, "image")
     image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
     image = image_chars.text if image_chars is not None else None
-    image_span = image_chars.token().sub_span(0) if image_chars is not None else None
-    env_unknown = yamlpos.mapping_get(service, "env_file") is not None
     vllm_image = is_vllm_image(image)
     entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
     command = _argv(source, yamlpos.mapping_get(service, "command"), variables)
-    env_names: dict[str, Span] = {}
-    env = _environment(source, yamlpos.mapping_get(service, "environment"), variables, env_names)
     target = release_from_image(image) if image else None
 
     def finish(found: Sequence[Invocation]) -> list[Invocation]:
-        return [
-            replace(
-                invocation,
-                kind=KIND,
-                env={**env, **invocation.env},
-                image=image,
-                image_span=image_span,
-                env_unknown=env_unknown or invocation.env_unknown,
-                target=invocation.target or target,
-                env_names={**env_names, **invocation.env_names},
-            )
-            for invocation in found
-        ]
+        return [deployment.enclosed(invocation, KIND, facts, target) for invocation in found]
 
     if entrypoint is None:
         if command is None:
@@ -482,30 +620,28 @@ def _service(
                 anchor = Span(image_chars.positions[0], image_chars.positions[-1])
                 return [
                     Invocation(
-                        path, KIND, "cli", anchor, env=env, image=image, target=target,
-                        image_span=image_span, env_unknown=env_unknown, env_names=env_names,
+                        path, (KIND,), "cli", anchor, deployment=facts, target=target,
                         entry=image_entry(target),
                     )
                 ]
             return []
         if vllm_image:
-            return finish(recognise_all(command.words, path=path, kind=KIND, env=env, image=image))
+            return finish(recognise_all(command.words, path=path, kind=KIND, image=image))
         if command.string is not None:
             return finish(_shell(path, command.string))
-        return finish(recognise_all(command.words, path=path, kind=KIND, env=env))
+        return finish(recognise_all(command.words, path=path, kind=KIND))
     # An explicit entrypoint replaces the image's; compose appends the command's words to it.
     command_words = command.words if command is not None else ()
     if entrypoint.string is not None and command is None:
         return finish(_shell(path, entrypoint.string))
-    found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND, env=env)
+    found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND)
     if not found and command_words:
         # Entrypoint scripts commonly end with `exec "$@"`, running the command as given.
-        found = recognise_all(command_words, path=path, kind=KIND, env=env)
+        found = recognise_all(command_words, path=path, kind=KIND)
     return finish(found)
 
 
 def _shell(path: str, chars: Chars) -> list[Invocation]:
-    from vlint.extract import shell
 
     # Compose splits a string into words without a shell: a line break ends nothing there.
     return shell.extract(path, chars.text, chars.locate, shell=False)

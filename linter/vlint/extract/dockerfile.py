@@ -1,8 +1,7 @@
 """Dockerfiles (and Containerfiles): what the built image runs, and ``RUN`` lines that start vLLM.
 
-The instructions are read line by line: parser directives (``# escape=``), comments, line
-continuations (a comment line inside a continuation is dropped, as Docker drops it) and heredocs
-(``RUN <<EOF``).  Every character of a joined instruction keeps its file position.
+The instructions come from ``vlint.syntax.dockerfile`` (directives, comments, continuations and
+heredocs as Docker reads them), every character positioned through the context's locator.
 
 The last stage is the image that runs.  Its command is joined as Docker joins it: an exec-form
 ``ENTRYPOINT`` followed by ``CMD``; a shell-form ``ENTRYPOINT`` ignores ``CMD``; an
@@ -11,10 +10,10 @@ vLLM server base image, the ``CMD`` words are the server's arguments.  ``ARG`` a
 values interpolate ``FROM`` and ``ENV``; a resolved ``${VAR}`` keeps the position of the
 expression.  Interpolation is bounded: once the values substituted in one file pass
 ``MAX_EXPANDED`` characters (``ARG B=$A$A``, ``ARG C=$B$B``, ... doubles at every line), the file
-is unparsable (VL002) rather than expanded.  White space is what Docker splits on (spaces and
-tabs), never the other characters Python calls white space (``\x1c``, ``\x85``, ``\u2028``).  Shell-form commands go to the shell extractor (no variable is resolved there: the
-shell does that when the container starts).  A malformed exec form (``CMD ["vllm", "serve"``)
-raises Unparsable: Docker would run it through ``/bin/sh`` as written, which fails.
+is unparsable (VL002) rather than expanded.  Shell-form commands go to the shell extractor (no
+variable is resolved there: the shell does that when the container starts).  A malformed exec
+form (``CMD ["vllm", "serve"``) raises Unparsable: Docker would run it through ``/bin/sh`` as
+written, which fails.
 """
 
 from __future__ import annotations
@@ -23,32 +22,21 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from vlint.extract.compose import Chars, interpolate, split_words
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.errors import Unparsable
+from vlint.extract import deployment, shell
+from vlint.extract.argv import image_entry, is_server_image, recognise_all, release_from_image
+from vlint.extract.compose import interpolate, split_words
+from vlint.extract.nested import ExtractContext
+from vlint.model import Deployment, EnvVar, Invocation, Located, Pos, Span, Token
+from vlint.syntax.dockerfile import BLANKS, Instruction, exec_form, parse, strip
+from vlint.syntax.lines import Chars
 
 KIND = "dockerfile"
-_DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z]+)[ \t]*=[ \t]*([^ \t]*)[ \t]*$")
-_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)([\"']?)([A-Za-z0-9_.-]+)\2")
-_HEREDOC_KEYWORDS = frozenset({"RUN", "COPY", "ADD"})
-_INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
-_BLANKS = " \t"
 _REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # No Dockerfile substitutes a megabyte of variable values; a doubling chain of 40 ARGs would
 # substitute a terabyte.
 MAX_EXPANDED = 1 << 20
-_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
-                 "t": "\t"}
-
-
-@dataclass(frozen=True)
-class Instruction:
-    """One instruction: its keyword (upper case), its arguments, and its heredoc bodies."""
-
-    keyword: str
-    args: Chars
-    heredocs: tuple[Chars, ...]
-    start: Pos
 
 
 @dataclass(frozen=True)
@@ -67,8 +55,6 @@ class _Budget:
 
     def spend(self, chars: Chars, variables: Mapping[str, str]) -> None:
         """Charge the most that interpolating ``chars`` can substitute, before doing it."""
-        from vlint.errors import Unparsable
-
         if "$" not in chars.text:
             return
         most = sum(len(variables.get(m.group(1), "")) for m in _REFERENCE.finditer(chars.text))
@@ -88,12 +74,12 @@ class _Stage:
     cmd: Command | None = None
     cmd_set: bool = False
     variables: dict[str, str] = field(default_factory=dict)
-    env: dict[str, Token] = field(default_factory=dict)
+    env: dict[str, EnvVar] = field(default_factory=dict)
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """The command the image runs (when it launches vLLM) and every ``RUN`` that launches it."""
-    instructions = parse(text)
+    instructions = parse(text, context.locate if context else None)
     global_args: dict[str, str] = {}
     stages: dict[str, _Stage] = {}
     stage: _Stage | None = None
@@ -109,9 +95,9 @@ def extract(path: str, text: str) -> list[Invocation]:
         elif stage is None:
             continue
         elif keyword == "ENV":
-            for name, value in _assignments(args, stage.variables, budget):
-                stage.env[name] = value
-                stage.variables[name] = value.text
+            for variable in _assignments(args, stage.variables, budget):
+                stage.env[variable.name] = variable
+                stage.variables[variable.name] = variable.value.text
         elif keyword == "ENTRYPOINT":
             stage.entrypoint = _command(args)
             if not stage.cmd_set:
@@ -121,113 +107,13 @@ def extract(path: str, text: str) -> list[Invocation]:
             stage.cmd_set = True
         elif keyword == "RUN":
             # A RUN is a build step, not the image's server: no image, only its release.
-            found.extend(replace(i, image=None) for i in _finish(_run(path, instruction), stage))
+            found.extend(
+                replace(i, deployment=replace(i.deployment, image=None))
+                for i in _finish(_run(path, instruction), stage)
+            )
     if stage is not None:
         found.extend(_finish(_runs(path, stage), stage))
     return sorted(found, key=lambda invocation: invocation.anchor.start)
-
-
-# --- reading instructions -------------------------------------------------------------------
-
-
-def parse(text: str) -> list[Instruction]:
-    """The instructions of a Dockerfile, continuations joined, with per-character positions."""
-    lines = text.split("\n")
-    escape = _escape_directive(lines)
-    instructions: list[Instruction] = []
-    index = 0
-    while index < len(lines):
-        line = _content(lines[index])
-        if not line.strip(_BLANKS) or line.lstrip(_BLANKS).startswith("#"):
-            index += 1
-            continue
-        chars, index = _logical_line(lines, index, escape)
-        match = _INSTRUCTION.match(chars.text)
-        if match is None:
-            continue
-        rest = len(match.group(0))
-        while rest < len(chars.text) and chars.text[rest] in _BLANKS:
-            rest += 1
-        args = _slice(chars, rest, len(chars.text))
-        bodies: list[Chars] = []
-        heredocs = _HEREDOC.finditer(args.text) if match.group(1).upper() in _HEREDOC_KEYWORDS \
-            else ()
-        for heredoc in heredocs:
-            body, index = _heredoc(lines, index, heredoc.group(3), heredoc.group(1) == "-")
-            bodies.append(body)
-        instructions.append(
-            Instruction(match.group(1).upper(), args, tuple(bodies), chars.positions[0])
-        )
-    return instructions
-
-
-def _content(line: str) -> str:
-    return line[:-1] if line.endswith("\r") else line
-
-
-def _escape_directive(lines: Sequence[str]) -> str:
-    escape = "\\"
-    for line in lines:
-        match = _DIRECTIVE.match(_content(line))
-        if match is None:
-            break
-        if match.group(1).lower() == "escape" and match.group(2) in ("\\", "`"):
-            escape = match.group(2)
-    return escape
-
-
-def _logical_line(lines: Sequence[str], index: int, escape: str) -> tuple[Chars, int]:
-    """One instruction from line ``index``: continuation lines joined, comment lines dropped."""
-    text: list[str] = []
-    positions: list[Pos] = []
-    end = Pos(index + 1, 1)
-    while index < len(lines):
-        line = _content(lines[index])
-        index += 1
-        stripped = line.rstrip(_BLANKS)
-        continued = stripped.endswith(escape)
-        stop = len(stripped) - 1 if continued else len(line)
-        for column in range(stop):
-            text.append(line[column])
-            positions.append(Pos(index, column + 1))
-        end = Pos(index, stop + 1)
-        if not continued:
-            break
-        # Comment and empty lines inside a continuation are skipped.
-        while index < len(lines) and (
-            not _content(lines[index]).strip(_BLANKS)
-            or lines[index].lstrip(_BLANKS).startswith("#")
-        ):
-            index += 1
-    return Chars("".join(text), (*positions, end), (True,) * len(text)), index
-
-
-def _heredoc(lines: Sequence[str], index: int, word: str, strip_tabs: bool) -> tuple[Chars, int]:
-    text: list[str] = []
-    positions: list[Pos] = []
-    while index < len(lines):
-        line = _content(lines[index])
-        index += 1
-        skip = len(line) - len(line.lstrip("\t")) if strip_tabs else 0
-        if line[skip:] == word:
-            return Chars("".join(text), (*positions, Pos(index, 1)), (True,) * len(text)), index
-        for column in range(skip, len(line)):
-            text.append(line[column])
-            positions.append(Pos(index, column + 1))
-        text.append("\n")
-        positions.append(Pos(index, len(line) + 1))
-    end = Pos(len(lines), len(_content(lines[-1])) + 1) if lines else Pos(1, 1)
-    return Chars("".join(text), (*positions, end), (True,) * len(text)), index
-
-
-def _slice(chars: Chars, start: int, end: int) -> Chars:
-    return Chars(chars.text[start:end], chars.positions[start : end + 1], chars.literal[start:end])
-
-
-def _strip(chars: Chars) -> Chars:
-    text = chars.text
-    start = len(text) - len(text.lstrip(_BLANKS))
-    return _slice(chars, start, max(start, len(text.rstrip(_BLANKS))))
 
 
 # --- instructions ---------------------------------------------------------------------------
@@ -239,10 +125,10 @@ def _interpolate(chars: Chars, variables: Mapping[str, str], budget: _Budget) ->
     parts: list[Chars] = []
     start = 0
     for escaped in re.finditer(r"\\\$", chars.text):
-        parts.append(interpolate(_slice(chars, start, escaped.start()), variables))
-        parts.append(_slice(chars, escaped.start() + 1, escaped.end()))
+        parts.append(interpolate(chars.slice(start, escaped.start()), variables))
+        parts.append(chars.slice(escaped.start() + 1, escaped.end()))
         start = escaped.end()
-    parts.append(interpolate(_slice(chars, start, len(chars.text)), variables))
+    parts.append(interpolate(chars.slice(start, len(chars.text)), variables))
     return Chars(
         "".join(part.text for part in parts),
         (*(p for part in parts for p in part.positions[:-1]), chars.positions[-1]),
@@ -279,7 +165,7 @@ def _arg(
         name, equals, _ = word.text.partition("=")
         if equals:
             chars = Chars(word.text, word.positions, (word.literal,) * len(word.text))
-            value = _interpolate(_slice(chars, len(name) + 1, len(word.text)), scope, budget)
+            value = _interpolate(chars.slice(len(name) + 1, len(word.text)), scope, budget)
             scope[name] = value.text
         elif stage is not None and name in global_args:
             scope[name] = global_args[name]
@@ -287,128 +173,38 @@ def _arg(
 
 def _assignments(
     args: Chars, variables: Mapping[str, str], budget: _Budget
-) -> list[tuple[str, Token]]:
+) -> list[EnvVar]:
     """``ENV A=1 B="x y"`` or the legacy ``ENV A x y``; values interpolated."""
     words = split_words(args)
     if not words:
         return []
     if "=" not in words[0].text:
-        stripped = _strip(args)
+        stripped = strip(args)
         cut = len(words[0].text)
-        value = _strip(_slice(stripped, cut, len(stripped.text)))
-        return [(words[0].text, _interpolate(value, variables, budget).token())]
+        value = strip(stripped.slice(cut, len(stripped.text)))
+        return [deployment.named(words[0], _interpolate(value, variables, budget).token())]
     # Every value of one ENV instruction sees the variables from before it, as in Docker.
-    found: list[tuple[str, Token]] = []
+    found: list[EnvVar] = []
     for word in words:
-        name, equals, _ = word.text.partition("=")
-        if not equals:
+        written = deployment.assignment(word)
+        if written is None:
             continue
-        chars = Chars(word.text, word.positions, (word.literal,) * len(word.text))
-        value = _slice(chars, len(name) + 1, len(word.text))
-        token = _interpolate(value, variables, budget).token()
-        found.append((name, token))
+        after = written.value
+        chars = Chars(after.text, after.positions, (after.literal,) * len(after.text))
+        found.append(replace(written, value=_interpolate(chars, variables, budget).token()))
     return found
 
 
 def _command(args: Chars) -> Command:
-    stripped = _strip(args)
+    stripped = strip(args)
     words = exec_form(stripped)
     return Command(words, None) if words is not None else Command(None, stripped)
-
-
-def exec_form(chars: Chars) -> tuple[Token, ...] | None:
-    """The words of a JSON exec form, or None for a shell form.
-
-    Text that starts like a JSON array of strings but is not one raises Unparsable.
-    """
-    from vlint.errors import Unparsable
-
-    text = chars.text
-    if not re.match(r"\[[ \t\r\n]*[\"'\]]", text):
-        return None
-    words: list[Token] = []
-    index = _skip_space(text, 1)
-    if text[index] == "]":
-        return _after_array(chars, index)
-    while True:
-        if index >= len(text):
-            raise Unparsable("unterminated exec form: missing ']'", chars.positions[0])
-        if text[index] != '"':
-            raise Unparsable(
-                "exec form is not a JSON array of double-quoted strings; Docker would run it "
-                "with /bin/sh as written", chars.locate(index)
-            )
-        word, index = _json_string(chars, index)
-        words.append(word)
-        index = _skip_space(text, index)
-        if index < len(text) and text[index] == ",":
-            index = _skip_space(text, index + 1)
-        elif index < len(text) and text[index] == "]":
-            _after_array(chars, index)
-            return tuple(words)
-        elif index >= len(text):
-            raise Unparsable("unterminated exec form: missing ']'", chars.positions[0])
-        else:
-            raise Unparsable("exec form: expected ',' or ']'", chars.locate(index))
-
-
-def _after_array(chars: Chars, index: int) -> tuple[Token, ...]:
-    from vlint.errors import Unparsable
-
-    if chars.text[index + 1 :].strip(" \t\r\n"):
-        raise Unparsable("exec form: text after ']'", chars.locate(index + 1))
-    return ()
-
-
-def _skip_space(text: str, index: int) -> int:
-    while index < len(text) and text[index] in " \t\r\n":
-        index += 1
-    return index
-
-
-def _json_string(chars: Chars, start: int) -> tuple[Token, int]:
-    """The JSON string opening at ``start``: its token and the index after its closing quote."""
-    from vlint.errors import Unparsable
-
-    text = chars.text
-    out: list[str] = []
-    positions: list[Pos] = []
-    index = start + 1
-    while index < len(text):
-        char = text[index]
-        if char == '"':
-            return Token("".join(out), (*positions, chars.positions[index])), index + 1
-        if char != "\\":
-            out.append(char)
-            positions.append(chars.positions[index])
-            index += 1
-            continue
-        escape = text[index + 1 : index + 2]
-        if escape in _JSON_ESCAPES:
-            out.append(_JSON_ESCAPES[escape])
-            positions.append(chars.positions[index])
-            index += 2
-        elif escape == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[index + 2 : index + 6]):
-            code = int(text[index + 2 : index + 6], 16)
-            width = 6
-            low = re.fullmatch(r"\\u([dD][c-fC-F][0-9a-fA-F]{2})", text[index + 6 : index + 12])
-            if 0xD800 <= code < 0xDC00 and low:
-                code = 0x10000 + ((code - 0xD800) << 10) + (int(low.group(1), 16) - 0xDC00)
-                width = 12
-            out.append(chr(code))
-            positions.append(chars.positions[index])
-            index += width
-        else:
-            raise Unparsable("exec form: invalid JSON escape", chars.locate(index))
-    raise Unparsable("unterminated exec form: missing '\"'", chars.locate(start))
 
 
 # --- what runs ------------------------------------------------------------------------------
 
 
 def _shell(path: str, chars: Chars) -> list[Invocation]:
-    from vlint.extract import shell
-
     return shell.extract(path, chars.text, chars.locate)
 
 
@@ -417,9 +213,7 @@ def _made_up(text: str, at: Pos) -> Token:
 
 
 def _run(path: str, instruction: Instruction) -> list[Invocation]:
-    from vlint.extract.argv import recognise_all
-
-    args = _strip(instruction.args)
+    args = strip(instruction.args)
     words = exec_form(args)
     if words is not None:
         return recognise_all(words, path=path, kind=KIND)
@@ -427,8 +221,8 @@ def _run(path: str, instruction: Instruction) -> list[Invocation]:
     command = args
     while command.text.startswith("--"):
         space = re.search(r"[ \t]", command.text)
-        command = _strip(_slice(command, space.start(), len(command.text))) if space else \
-            _slice(command, 0, 0)
+        command = strip(command.slice(space.start(), len(command.text))) if space else \
+            command.slice(0, 0)
     found = _shell(path, command)
     first = re.split(r"[ \t]+", command.text, maxsplit=1)[0]
     if command.text.startswith("<<") or first.rsplit("/", 1)[-1] in _SHELLS:
@@ -439,8 +233,6 @@ def _run(path: str, instruction: Instruction) -> list[Invocation]:
 
 def _runs(path: str, stage: _Stage) -> list[Invocation]:
     """What the last stage's container runs, when that launches vLLM."""
-    from vlint.extract.argv import is_server_image, recognise_all
-
     entrypoint, cmd = stage.entrypoint, stage.cmd
     image = stage.base
     if entrypoint is not None and entrypoint.shell is not None:
@@ -457,27 +249,18 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
         return recognise_all((*entrypoint.words, *cmd_words), path=path, kind=KIND)
     if image is not None and is_server_image(image):
         if not cmd_words:
-            from vlint.extract.argv import image_entry, release_from_image
 
             entry = image_entry(release_from_image(image))
-            return [Invocation(path, KIND, "cli", stage.base_span, entry=entry)]
+            return [Invocation(path, (KIND,), "cli", stage.base_span, entry=entry)]
         return recognise_all(cmd_words, path=path, kind=KIND, image=image)
     return recognise_all(cmd_words, path=path, kind=KIND)
 
 
 def _finish(found: Sequence[Invocation], stage: _Stage) -> list[Invocation]:
-    from vlint.extract.argv import is_server_image, release_from_image
 
     # Only a vLLM image's tag is a vLLM release (``nvidia/cuda:12.4.1`` is not).
     server = stage.base is not None and is_server_image(stage.base)
     target = release_from_image(stage.base) if stage.base and server else None
-    return [
-        replace(
-            invocation,
-            kind=KIND,
-            env={**stage.env, **invocation.env},
-            image=stage.base,
-            target=invocation.target or target,
-        )
-        for invocation in found
-    ]
+    image = None if stage.base is None else Located(stage.base, stage.base_span)
+    facts = Deployment(image=image, env=stage.env)
+    return [deployment.enclosed(invocation, KIND, facts, target) for invocation in found]

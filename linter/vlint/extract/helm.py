@@ -29,9 +29,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vlint.model import Invocation, Pos, Token
+from vlint.errors import Unparsable
+from vlint.extract import deployment, kubernetes
+from vlint.extract.argv import is_server_image, recognise_all, release_from_image
+from vlint.extract.kubernetes import claims as is_resource
+from vlint.model import Deployment, Invocation, Located, Pos, Token
+from vlint.syntax import yamlpos
+from vlint.syntax.yamlpos import SourceIndex
 
 if TYPE_CHECKING:
+    from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node
 
     from vlint.extract.kubernetes import _Reader
@@ -49,8 +56,6 @@ _OPENERS = frozenset({"if", "with", "range", "define", "block"})
 def claims(path: str, data: bytes) -> bool:
     """A chart template (``{{`` in a resource, or a file under a chart's ``templates/``) or a
     values file (``values*.yaml``)."""
-    from vlint.extract.kubernetes import claims as is_resource
-
     name = os.path.basename(path)
     if _VALUES_NAME.search(name) and not is_resource(path, data):
         return True
@@ -76,8 +81,6 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
     the text read is the rendering in which each conditional takes its first branch, so two
     exclusive branches never give contradictory arguments.
     """
-    from vlint.syntax.yamlpos import SourceIndex
-
     chars = list(text)
     unresolved: dict[Pos, str] = {}
     source = SourceIndex(text)
@@ -129,11 +132,8 @@ def _follow(action: str, skipping: list[bool]) -> None:
         skipping.pop()
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """Every vLLM launch in a chart template or values file; never raises on a template."""
-    from vlint.extract import kubernetes
-    from vlint.syntax import yamlpos
-
     masked, unresolved = mask(text)
     source = yamlpos.SourceIndex(masked)
     documents = _documents(masked, strict="{{" not in text)
@@ -154,18 +154,19 @@ def _restore(invocation: Invocation, unresolved: Mapping[Pos, str]) -> Invocatio
         text = "".join(t if t is not None else c for c, t in zip(token.text, touched, strict=True))
         return Token(text, token.positions, literal=False)
 
+    env = {
+        name: replace(variable, value=restored(variable.value))
+        for name, variable in invocation.deployment.env.items()
+    }
     return replace(
         invocation,
         args=tuple(restored(t) for t in invocation.args),
-        env={name: restored(value) for name, value in invocation.env.items()},
+        deployment=replace(invocation.deployment, env=env),
     )
 
 
 def _documents(masked: str, *, strict: bool) -> list[Node]:
     """The masked text's documents; without templates, invalid YAML is Unparsable."""
-    from vlint.errors import Unparsable
-    from vlint.syntax import yamlpos
-
     try:
         return yamlpos.parse_documents(masked)
     except Unparsable:
@@ -185,33 +186,33 @@ def _documents(masked: str, *, strict: bool) -> list[Node]:
     return documents
 
 
-def _image_of(reader: _Reader, node: Node) -> str | None:
+def _image_of(reader: _Reader, node: Node) -> Located[str] | None:
     """A mapping's vLLM server image: ``image: REF``, ``image: {repository, tag}``, or
-    ``repository:`` + ``tag:`` beside the arguments."""
-    from vlint.syntax import yamlpos
-    from vlint.extract.argv import is_server_image
-
+    ``repository:`` + ``tag:`` beside the arguments (at the repository: its tag may be
+    missing)."""
     image_node = yamlpos.mapping_get(node, "image")
     holder = image_node if image_node is not None and yamlpos.mapping_node(image_node) else node
     if image_node is not None and holder is node:
         token = reader.token(image_node)
-        reference = token.text if token is not None and token.literal else None
+        if token is None or not token.literal:
+            return None
+        reference = deployment.image(token)
     else:
         repository = reader.token(yamlpos.mapping_get(holder, "repository"))
         tag = reader.token(yamlpos.mapping_get(holder, "tag"))
         if repository is None or not repository.literal:
             return None
-        reference = repository.text
+        text = repository.text
         if tag is not None and tag.literal and tag.text:
-            reference = f"{reference}:{tag.text}"
-    return reference if reference is not None and is_server_image(reference) else None
+            text = f"{text}:{tag.text}"
+        reference = Located(text, repository.sub_span(0))
+    return reference if is_server_image(reference.value) else None
 
 
 def _values(
-    reader: _Reader, node: Node, image: str | None, depth: int,
-    seen: set[tuple[int, str | None]] | None = None,
+    reader: _Reader, node: Node, image: Located[str] | None, depth: int,
+    seen: set[tuple[int, Located[str] | None]] | None = None,
 ) -> list[Invocation]:
-    from vlint.syntax import yamlpos
 
     # An alias is its anchored node again: visiting it once per alias would take exponential
     # time on nested aliases ("billion laughs").
@@ -245,27 +246,28 @@ def _values(
     return found
 
 
-def _fragment(reader: _Reader, node: Node, image: str | None) -> list[Invocation]:
+def _fragment(reader: _Reader, node: Node, image: Located[str] | None) -> list[Invocation]:
     """Arguments the chart appends after ``vllm serve MODEL``."""
-    from vlint.extract.argv import release_from_image, recognise_all
-
     words = reader.words(node)
     if not words:
         return []
+    facts = Deployment(image=image)
     if words[0].text in ("vllm", "python", "python3", "sh", "bash"):
-        return recognise_all(words, path=reader.path, kind=KIND, image=image)
+        found = recognise_all(words, path=reader.path, kind=KIND,
+                              image=None if image is None else image.value)
+        return [deployment.enclosed(invocation, KIND, facts) for invocation in found]
     anchor = reader.list_span(node)
     model = Token("MODEL", (anchor.start,) * 5 + (anchor.start,), literal=False)
     return [
         Invocation(
             reader.path,
-            KIND,
+            (KIND,),
             "cli",
             anchor,
             entry="serve",
             args=(model, *words),
-            image=image,
-            target=release_from_image(image) if image else None,
+            deployment=facts,
+            target=release_from_image(image.value) if image else None,
         )
     ]
 

@@ -22,9 +22,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.errors import Unparsable
+from vlint.extract import deployment
+from vlint.extract.argv import image_entry, is_server_image, recognise_all, release_from_image
+from vlint.model import (
+    Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
+    Token,
+)
+from vlint.syntax import yamlpos
 
 if TYPE_CHECKING:
+    from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node
 
     from vlint.syntax.yamlpos import SourceIndex
@@ -34,6 +42,8 @@ _API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
 _KIND = re.compile(rb"^kind:", re.MULTILINE)
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _CONTAINER_LISTS = ("containers", "initContainers")
+_GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+_PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
 # No manifest substitutes a megabyte of variable values; forty doubling env entries would
 # substitute a terabyte.
 MAX_EXPANDED = 1 << 20
@@ -49,11 +59,8 @@ def claims(path: str, data: bytes) -> bool:
     return bool(_API_VERSION.search(data) and _KIND.search(data))
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """Every vLLM launch in a (multi-document) manifest; raises Unparsable on invalid YAML."""
-    from vlint.errors import Unparsable
-    from vlint.syntax import yamlpos
-
     try:
         documents = yamlpos.parse_documents(text)
     except Unparsable:
@@ -105,8 +112,6 @@ class _Reader:
         self.tokens: dict[int, Token | None] = {}
 
     def note_runtime(self, document: Node) -> None:
-        from vlint.syntax import yamlpos
-
         if yamlpos.mapping_node(document) is None:
             return
         kind = self.token(yamlpos.mapping_get(document, "kind"))
@@ -133,8 +138,6 @@ class _Reader:
         return self.tokens[id(node)]
 
     def _token(self, node: Node) -> Token | None:
-        from vlint.syntax import yamlpos
-
         if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
             return None
         value = yamlpos.scalar_value(node)
@@ -144,8 +147,6 @@ class _Reader:
 
     def words(self, node: Node | None) -> list[Token] | None:
         """A list of strings (``command:``, ``args:``); None when absent or not a list."""
-        from vlint.syntax import yamlpos
-
         if node is None or yamlpos.is_null(node):
             return None
         if yamlpos.is_scalar(node):
@@ -160,18 +161,15 @@ class _Reader:
     def list_span(self, node: Node) -> Span:
         """From a list's first item to the end of its last (a block list's own end mark is
         at the next key)."""
-        from vlint.syntax import yamlpos
-
         items = yamlpos.sequence_items(node) or [node]
         return Span(
             self.source.pos(items[0].start_mark.index), self.source.pos(items[-1].end_mark.index)
         )
 
-    def env(self, node: Node | None) -> dict[str, Token]:
+    def env(self, node: Node | None) -> dict[str, EnvVar]:
         """``env:`` as a list of name/value entries (Kubernetes) or a name -> value mapping."""
-        from vlint.syntax import yamlpos
-
-        env: dict[str, Token] = {}
+        env: dict[str, EnvVar] = {}
+        values: dict[str, Token] = {}
         if node is None:
             return env
         for item in yamlpos.sequence_items(node):
@@ -182,25 +180,163 @@ class _Reader:
                 continue
             value_node = yamlpos.mapping_get(item, "value")
             value = self.token(value_node)
+            end = name.span.end
             if value is not None:
-                env[name.text] = expand(value, env, self.budget)
+                value = expand(value, values, self.budget)
             elif value_node is not None and yamlpos.is_null(value_node):
-                env[name.text] = Token("", (name.span.end,))
+                value = Token("", (end,))
             else:
                 # valueFrom (a secret, a config map, a field): known only at run time.
-                env[name.text] = Token("", (name.span.end,), literal=False)
+                value = Token("", (end,), literal=False)
+            env[name.text] = deployment.named(name, value)
+            values[name.text] = value
         if yamlpos.mapping_node(node) is not None:
             for key, value_node in yamlpos.mapping_items(node):
                 value = self.token(value_node)
-                if value is not None:
-                    env[str(key.value)] = value
+                key_token = self.token(key)
+                if value is not None and key_token is not None:
+                    env[key_token.text] = deployment.named(key_token, value)
         return env
+
+    # -- the container's deployment facts -------------------------------------------------
+
+    def number(self, node: Node | None) -> Located[int | None] | None:
+        token = self.token(node)
+        if token is None:
+            return None
+        return deployment.at(token, deployment.whole_number(token.text) if token.literal else None)
+
+    def text(self, node: Node | None) -> Located[str | None] | None:
+        token = self.token(node)
+        if token is None:
+            return None
+        return deployment.at(token, token.text if token.literal else None)
+
+    def facts(self, node: Node, pod: Node | None) -> Deployment:
+        """A container's GPUs, ports, probes and mounts, and its pod's IPC, ``/dev/shm`` and
+        service links."""
+        pod = pod if pod is not None and yamlpos.mapping_node(pod) is not None else None
+        volumes = self.volumes(pod)
+        mounts = self.mounts(yamlpos.mapping_get(node, "volumeMounts"), volumes)
+        shm = next((volumes[m.source.value][1] for m in mounts
+                    if m.memory and m.target.value == "/dev/shm" and m.source is not None
+                    and m.source.value in volumes), None)
+        host_ipc = self.token(yamlpos.mapping_get(pod, "hostIPC")) if pod is not None else None
+        links = self.token(yamlpos.mapping_get(pod, "enableServiceLinks")) if pod else None
+        return Deployment(
+            gpus=self.gpus(yamlpos.mapping_get(node, "resources")),
+            ipc=None if host_ipc is None else deployment.at(
+                host_ipc, ("host" if host_ipc.text == "true" else "private") if host_ipc.literal
+                else None),
+            shm_size=shm,
+            ports=self.ports(yamlpos.mapping_get(node, "ports")),
+            probes=tuple(
+                probe for kind in ("liveness", "readiness", "startup")
+                if (probe := self.probe(node, kind)) is not None
+            ),
+            volumes=mounts,
+            service_links=None if links is None else deployment.at(
+                links, links.text == "true" if links.literal and links.text in ("true", "false")
+                else None),
+        )
+
+    def gpus(self, resources: Node | None) -> Located[GpuCount | None] | None:
+        """``resources.limits`` (else ``requests``) of ``nvidia.com/gpu`` or ``amd.com/gpu``."""
+        if resources is None or yamlpos.mapping_node(resources) is None:
+            return None
+        for section in ("limits", "requests"):
+            held = yamlpos.mapping_get(resources, section)
+            if held is None or yamlpos.mapping_node(held) is None:
+                continue
+            for name in _GPU_RESOURCES:
+                token = self.token(yamlpos.mapping_get(held, name))
+                if token is not None:
+                    count = deployment.whole_number(token.text) if token.literal else None
+                    return deployment.at(token, count)
+        return None
+
+    def ports(self, node: Node | None) -> tuple[Port, ...]:
+        found: list[Port] = []
+        for item in yamlpos.sequence_items(node) if node is not None else []:
+            if yamlpos.mapping_node(item) is None:
+                continue
+            token = self.token(yamlpos.mapping_get(item, "containerPort"))
+            if token is None:
+                continue
+            name = self.token(yamlpos.mapping_get(item, "name"))
+            number = deployment.port_number(token.text) if token.literal else None
+            found.append(Port(deployment.at(token, number),
+                              name.text if name is not None and name.literal else None))
+        return tuple(found)
+
+    def probe(self, container: Node, kind: ProbeKind) -> Probe | None:
+        key_node = next((k for k, _ in yamlpos.mapping_items(container)
+                         if k.value == f"{kind}Probe"), None)
+        node = yamlpos.mapping_get(container, f"{kind}Probe")
+        if key_node is None or node is None or yamlpos.mapping_node(node) is None:
+            return None
+        key = self.token(key_node)
+        span = key.sub_span(0) if key is not None else self.list_span(node)
+        handler = next((h for h in _PROBE_HANDLERS if yamlpos.mapping_get(node, h) is not None),
+                       "")
+        action = yamlpos.mapping_get(node, handler) if handler else None
+        port: Located[int | str | None] | None = None
+        path: Located[str | None] | None = None
+        if action is not None and yamlpos.mapping_node(action) is not None:
+            token = self.token(yamlpos.mapping_get(action, "port"))
+            if token is not None:
+                value: int | str | None = None
+                if token.literal:
+                    value = deployment.port_number(token.text) or token.text
+                port = deployment.at(token, value)
+            path = self.text(yamlpos.mapping_get(action, "path"))
+        return Probe(
+            kind, span, handler or "none", port, path,
+            self.number(yamlpos.mapping_get(node, "initialDelaySeconds")),
+            self.number(yamlpos.mapping_get(node, "periodSeconds")),
+            self.number(yamlpos.mapping_get(node, "failureThreshold")),
+        )
+
+    def volumes(self, pod: Node | None) -> dict[str, tuple[bool, Located[int | None] | None]]:
+        """The pod's volumes by name: memory-backed (``emptyDir.medium: Memory``) and the
+        ``sizeLimit`` of an ``emptyDir``."""
+        found: dict[str, tuple[bool, Located[int | None] | None]] = {}
+        listed = yamlpos.mapping_get(pod, "volumes") if pod is not None else None
+        for item in yamlpos.sequence_items(listed) if listed is not None else []:
+            if yamlpos.mapping_node(item) is None:
+                continue
+            name = self.token(yamlpos.mapping_get(item, "name"))
+            empty = yamlpos.mapping_get(item, "emptyDir")
+            if name is None or not name.literal:
+                continue
+            if empty is None or yamlpos.mapping_node(empty) is None:
+                found[name.text] = (False, None)
+                continue
+            medium = self.token(yamlpos.mapping_get(empty, "medium"))
+            limit = self.token(yamlpos.mapping_get(empty, "sizeLimit"))
+            size = None if limit is None else deployment.at(
+                limit, deployment.kubernetes_bytes(limit.text) if limit.literal else None)
+            found[name.text] = (medium is not None and medium.text == "Memory", size)
+        return found
+
+    def mounts(
+        self, node: Node | None, volumes: Mapping[str, tuple[bool, Located[int | None] | None]]
+    ) -> tuple[Mount, ...]:
+        found: list[Mount] = []
+        for item in yamlpos.sequence_items(node) if node is not None else []:
+            if yamlpos.mapping_node(item) is None:
+                continue
+            target = self.text(yamlpos.mapping_get(item, "mountPath"))
+            if target is None:
+                continue
+            source = self.text(yamlpos.mapping_get(item, "name"))
+            memory = source is not None and volumes.get(source.value or "", (False, None))[0]
+            found.append(Mount(target, source, memory))
+        return tuple(found)
 
     # -- structure ------------------------------------------------------------------------
 
     def walk(self, node: Node, depth: int) -> list[Invocation]:
-        from vlint.syntax import yamlpos
-
         if depth > _MAX_DEPTH or id(node) in self.walked:
             return []
         self.walked.add(id(node))
@@ -212,7 +348,7 @@ class _Reader:
                     for container in yamlpos.sequence_items(value):
                         if id(container) not in self.containers:
                             self.containers.add(id(container))
-                            found.extend(self.container(container))
+                            found.extend(self.container(container, pod=node))
                 else:
                     found.extend(self.walk(value, depth + 1))
         else:
@@ -221,17 +357,19 @@ class _Reader:
         return found
 
     def container(
-        self, node: Node, more_args: Sequence[Token] = (), more_env: Mapping[str, Token] | None = None
+        self,
+        node: Node,
+        more_args: Sequence[Token] = (),
+        more_env: Mapping[str, EnvVar] | None = None,
+        pod: Node | None = None,
     ) -> list[Invocation]:
-        from vlint.syntax import yamlpos
-        from vlint.extract.argv import is_server_image, recognise_all
-
         if yamlpos.mapping_node(node) is None:
             return []
         image_token = self.token(yamlpos.mapping_get(node, "image"))
         image = image_token.text if image_token is not None and image_token.literal else None
         server_image = image is not None and is_server_image(image)
-        env = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
+        variables = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
+        env = {name: variable.value for name, variable in variables.items()}
         command = self.words(yamlpos.mapping_get(node, "command"))
         args = self.words(yamlpos.mapping_get(node, "args"))
         command = (
@@ -239,44 +377,34 @@ class _Reader:
         )
         args = [expand(word, env, self.budget) for word in [*(args or ()), *more_args]]
         target = vllm_release(image)
+        facts = replace(
+            self.facts(node, pod),
+            image=deployment.image(image_token) if image is not None and image_token else None,
+            env=variables,
+            env_complete=yamlpos.mapping_get(node, "envFrom") is None,
+        )
 
         def finish(found: Sequence[Invocation]) -> list[Invocation]:
-            return [
-                replace(
-                    invocation,
-                    kind=self.kind,
-                    env={**env, **invocation.env},
-                    image=image,
-                    target=invocation.target or target,
-                )
-                for invocation in found
-            ]
+            return [deployment.enclosed(i, self.kind, facts, target) for i in found]
 
         if command:
             # An explicit command replaces the image's entrypoint: the image no longer matters.
-            found = recognise_all(
-                [*command, *args], path=self.path, kind=self.kind, env=env
-            )
+            found = recognise_all([*command, *args], path=self.path, kind=self.kind)
             if not found and args:
                 # Entrypoint scripts commonly end with `exec "$@"`, running the args as given.
-                found = recognise_all(args, path=self.path, kind=self.kind, env=env)
+                found = recognise_all(args, path=self.path, kind=self.kind)
             return finish(found)
         if args:
             return finish(
                 recognise_all(
-                    args,
-                    path=self.path,
-                    kind=self.kind,
-                    env=env,
-                    image=image if server_image else None,
+                    args, path=self.path, kind=self.kind, image=image if server_image else None
                 )
             )
         if server_image and image_token is not None:
-            from vlint.extract.argv import image_entry
 
             return [
                 Invocation(
-                    self.path, self.kind, "cli", image_token.span, env=env, image=image,
+                    self.path, (self.kind,), "cli", image_token.span, deployment=facts,
                     target=target, entry=image_entry(target),
                 )
             ]
@@ -284,8 +412,6 @@ class _Reader:
 
     def engine_args(self, node: Node) -> list[Invocation]:
         """Argument lists a controller appends to vLLM's API server (KServe, KubeAI)."""
-        from vlint.syntax import yamlpos
-
         args_node = yamlpos.mapping_get(node, "args")
         if args_node is None or not yamlpos.sequence_items(args_node):
             return []
@@ -304,18 +430,19 @@ class _Reader:
             return self.container(self.runtimes[runtime.text], more, env)
         if not any(t is not None and t.text.lower() == "vllm" for t in (engine, format_name)):
             return []
-        words = [expand(word, env, self.budget) for word in self.words(args_node) or []]
+        values = {name: variable.value for name, variable in env.items()}
+        words = [expand(word, values, self.budget) for word in self.words(args_node) or []]
         if not words:
             return []
         return [
             Invocation(
                 self.path,
-                self.kind,
+                (self.kind,),
                 "cli",
                 self.list_span(args_node),
                 entry="api_server",
                 args=tuple(words),
-                env=env,
+                deployment=Deployment(env=env),
             )
         ]
 
@@ -325,8 +452,6 @@ def vllm_release(image: str | None) -> str | None:
 
     Other images' tags (``ghcr.io/llm-d/llm-d-cuda:v0.9.0``) version something else.
     """
-    from vlint.extract.argv import release_from_image
-
     return release_from_image(image) if image is not None else None
 
 
@@ -338,8 +463,6 @@ class Budget:
 
     def spend(self, token: Token, env: Mapping[str, Token]) -> None:
         """Charge the most that expanding ``token`` can substitute, before doing it."""
-        from vlint.errors import Unparsable
-
         self.left -= sum(
             len(value.text) for m in _REFERENCE.finditer(token.text)
             if m.group(1) is not None and (value := env.get(m.group(1))) is not None

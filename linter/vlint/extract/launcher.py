@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vlint.model import Invocation, Pos
+from vlint.extract import deployment, shell
+from vlint.extract.argv import release_from_image
+from vlint.model import Deployment, GpuCount, Invocation, Located, Pos, Token
+from vlint.syntax import yamlpos
 
 if TYPE_CHECKING:
+    from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node
 
     from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "launcher"
 _ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
-_TOP = r"^{}:[ \t]*(#.*)?\r?$"
 _RUNS = re.compile(rb"^runs:", re.MULTILINE)
 _JOBS = re.compile(rb"^jobs:", re.MULTILINE)
 _RUNS_ON = re.compile(rb"^\s+runs-on:", re.MULTILINE)
@@ -51,29 +53,41 @@ def claims(path: str, data: bytes) -> bool:
     return bool(_DSTACK_TYPE.search(data) and _COMMANDS.search(data))
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """Every vLLM launch in the file's shell texts; raises Unparsable for invalid YAML."""
-    from vlint.syntax import yamlpos
-
     source = yamlpos.SourceIndex(text)
     found: list[Invocation] = []
     for document in yamlpos.parse_documents(text):
         if yamlpos.mapping_node(document) is None:
             continue
         target = _image_release(document)
+        facts = Deployment(gpus=_accelerators(source, document))
         for script in _scripts(document):
             found.extend(
-                replace(invocation, target=invocation.target or target)
+                deployment.enclosed(invocation, KIND, facts, target)
                 for invocation in _shell(path, source, script)
             )
     return found
 
 
+def _accelerators(source: SourceIndex, document: Node) -> Located[GpuCount | None] | None:
+    """The GPUs a SkyPilot task asks for: ``resources.accelerators: NAME[:COUNT]`` (one GPU
+    without a count; a choice among several kinds is not one count)."""
+    resources = yamlpos.mapping_get(document, "resources")
+    if resources is None or yamlpos.mapping_node(resources) is None:
+        return None
+    node = yamlpos.mapping_get(resources, "accelerators")
+    if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
+        return None
+    token = Token(yamlpos.scalar_value(node), yamlpos.scalar_positions(source, node))
+    name, colon, count = token.text.partition(":")
+    known = bool(name.strip()) and "{" not in token.text and "," not in token.text
+    value = (deployment.gpu_count(count) if colon else 1) if known else None
+    return deployment.at(token, value)
+
+
 def _image_release(document: Node) -> str | None:
     """The release a dstack ``image:`` pins; the commands run inside that image."""
-    from vlint.syntax import yamlpos
-    from vlint.extract.argv import release_from_image
-
     image = yamlpos.mapping_get(document, "image")
     if image is None or not yamlpos.is_scalar(image) or yamlpos.is_null(image):
         return None
@@ -81,8 +95,6 @@ def _image_release(document: Node) -> str | None:
 
 
 def _scripts(document: Node) -> list[Node]:
-    from vlint.syntax import yamlpos
-
     scripts: list[Node] = []
     jobs = yamlpos.mapping_node(yamlpos.mapping_get(document, "jobs"))
     for _, job in yamlpos.mapping_items(jobs) if jobs is not None else []:
@@ -101,8 +113,6 @@ def _scripts(document: Node) -> list[Node]:
 
 
 def _step_runs(steps: Node | None) -> list[Node]:
-    from vlint.syntax import yamlpos
-
     found: list[Node] = []
     for step in yamlpos.sequence_items(steps) if steps is not None else []:
         run = yamlpos.mapping_get(step, "run") if yamlpos.mapping_node(step) is not None else None
@@ -112,9 +122,6 @@ def _step_runs(steps: Node | None) -> list[Node]:
 
 
 def _shell(path: str, source: SourceIndex, node: Node) -> list[Invocation]:
-    from vlint.extract import shell
-    from vlint.syntax import yamlpos
-
     assert yamlpos.is_scalar(node)
     if yamlpos.is_null(node):
         return []
@@ -125,4 +132,4 @@ def _shell(path: str, source: SourceIndex, node: Node) -> list[Invocation]:
         return positions[min(offset, last)]
 
     found = shell.extract(path, yamlpos.scalar_value(node), locate)
-    return [replace(invocation, kind=KIND) for invocation in found]
+    return [deployment.enclosed(invocation, KIND) for invocation in found]

@@ -20,10 +20,15 @@ snippet does not stop the rest of the document from being linted.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterator
 
-from vlint.extract.nested import Embedded, embedded, relocate
+from vlint.discover import YAML_KINDS
+from vlint.errors import Unparsable
+from vlint.extract import EXTRACTORS, extractor, shell
+from vlint.extract.deployment import enclosed
+from vlint.extract.nested import Embedded, ExtractContext, embedded, relocate
 from vlint.model import Invocation
 
 KIND = "markdown"
@@ -38,10 +43,12 @@ _HAS_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 _LOOKS_LIKE_VLLM = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
+    context = context or ExtractContext((KIND,))
     found: list[Invocation] = []
     for language, block in _fences(embedded(_document_lines(text))):
-        found.extend(_block(path, language, block))
+        # The fence's launches were found through this document (origin[0] is its kind).
+        found.extend(enclosed(i, KIND) for i in _block(path, language, block, context))
     return found
 
 
@@ -67,7 +74,7 @@ def _fences(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]
     body by four spaces, which CommonMark reads as an indented code block) is read again as
     Markdown.
     """
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # lazy: only Markdown files need the parser
 
     lines = document.text.split("\n")
     for token in MarkdownIt("commonmark").parse(document.text):
@@ -94,51 +101,42 @@ def _rows(document: Embedded, lines: list[str], first: int, content: str) -> Emb
     return embedded(rows)
 
 
-def _block(path: str, language: str, block: Embedded) -> list[Invocation]:
-    from vlint.errors import Unparsable
-
+def _block(path: str, language: str, block: Embedded, context: ExtractContext) -> list[Invocation]:
     try:
         if language in _SHELL and not _is_transcript(block.text):
-            return _shell(path, block)
+            return _shell(path, block, context)
         if language in _CONSOLE or language in _SHELL:
-            return _shell(path, _console(block))
+            return _shell(path, _console(block), context)
         if language in _PYTHON:
-            return _nested(path, "python", block)
+            return _nested(path, "python", block, context)
         if language in _YAML:
             kind = _yaml_kind(path, block.text)
-            return _nested(path, kind, block) if kind else []
+            return _nested(path, kind, block, context) if kind else []
         if language in _DOCKERFILE:
-            return _nested(path, "dockerfile", block)
+            return _nested(path, "dockerfile", block, context)
         if not language and _LOOKS_LIKE_VLLM.search(block.text):
-            return _shell(path, block)
+            return _shell(path, block, context)
     except Unparsable:
         return []
     return []
 
 
-def _shell(path: str, block: Embedded) -> list[Invocation]:
-    from vlint.extract import shell
-
+def _shell(path: str, block: Embedded, context: ExtractContext) -> list[Invocation]:
     # Documentation writes placeholders as ``<model-name>``; read one as an unresolved word
     # (``$model-name_``, the same length so every position stays), not as redirections.
     text = _PLACEHOLDER.sub(lambda m: "$" + m.group(1) + "_", block.text)
-    return shell.extract(path, text, block.locate)
+    return shell.extract(path, text, context.inner(shell.KIND, block.locate))
 
 
-def _nested(path: str, kind: str, block: Embedded) -> list[Invocation]:
+def _nested(path: str, kind: str, block: Embedded, context: ExtractContext) -> list[Invocation]:
     """Another kind's extractor on the block alone, its positions moved into this file."""
-    from vlint.extract import EXTRACTORS, extractor
-
     if kind not in EXTRACTORS:
         return []
-    return [relocate(found, block) for found in extractor(kind).extract(path, block.text)]
+    found = extractor(kind).extract(path, block.text, context.inner(kind))
+    return [relocate(invocation, block) for invocation in found]
 
 
 def _yaml_kind(path: str, text: str) -> str | None:
-    import importlib
-
-    from vlint.discover import YAML_KINDS
-
     data = text.encode("utf-8")
     for kind, module in YAML_KINDS:
         if importlib.import_module(module).claims(path, data):

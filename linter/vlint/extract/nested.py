@@ -1,20 +1,58 @@
-"""Texts embedded in other files: a locator for a block cut out of its file, line by line.
+"""Nesting: the context every extractor is called with, embedded texts, and relocation.
+
+Every extractor is called as ``extract(path, text, context)``.  The ``ExtractContext`` says what
+the text was found through (``origin``: ``("markdown", "compose")`` for a compose file in a
+Markdown fence; the file kind is ``origin[0]``) and how an offset of the text maps to the file
+(``locate``).  For a file read on its own, the default context is the file itself.
 
 An embedded block (a Markdown fence, a YAML block scalar) is handed to another extractor as a
 text of its own.  ``Embedded`` records, for every line of that text, the file line it came from
 and how many characters were cut from the front of it (a list's indentation, a blockquote's
 ``>``), so an offset in the text, or a position an extractor computed for the text alone, maps
-back to the exact file position.
+back to the exact file position.  An extractor that positions through ``context.locate`` needs
+nothing more; for one that positions in the text alone, ``relocate`` moves every position of
+what it found, whatever field holds it.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Protocol, TypeVar
 
-from vlint.model import Invocation, Keyword, Pos, Span, Token
+from vlint.model import Invocation, LineIndex, Locator, Pos, Span, Token
+
+_T = TypeVar("_T")
+Move = Callable[[Pos], Pos]
+
+
+@dataclass(frozen=True)
+class ExtractContext:
+    """What an extractor is given besides its text: where the text was found, and its locator.
+
+    ``locate`` is None for a text that is the file itself (its own line table positions it).
+    """
+
+    origin: tuple[str, ...] = ()
+    locate: Locator | None = None
+
+    def locator(self, text: str) -> Locator:
+        """The locator for ``text``: the context's, or the text's own line table."""
+        return self.locate if self.locate is not None else LineIndex.of(text).locate
+
+    def inner(self, kind: str, locate: Locator | None = None) -> ExtractContext:
+        """The context for a text of ``kind`` found inside this one."""
+        return ExtractContext((*self.origin, kind), locate)
+
+
+class Extractor(Protocol):
+    """An extractor module: the vLLM launches in a text of its kind."""
+
+    def extract(
+        self, path: str, text: str, context: ExtractContext | None = None
+    ) -> list[Invocation]: ...
 
 
 @dataclass(frozen=True)
@@ -27,9 +65,9 @@ class Embedded:
 
     def locate(self, offset: int) -> Pos:
         """The file position of the character at ``offset`` in the text."""
-        starts = self._starts
-        index = bisect_right(starts, offset) - 1
-        return self.move(Pos(index + 1, offset - starts[index] + 1))
+        index = self._index
+        line = index.line_of(offset)
+        return self.move(Pos(line + 1, offset - index.starts[line] + 1))
 
     def move(self, pos: Pos) -> Pos:
         """A position in the text alone (1-based line and column) as a file position."""
@@ -39,19 +77,9 @@ class Embedded:
         return Pos(self.lines[index], pos.column + self.shifts[index])
 
     @cached_property
-    def _starts(self) -> list[int]:
+    def _index(self) -> LineIndex:
         # Built once per text: an extractor looks up a position for every character it keeps.
-        return line_starts(self.text)
-
-
-def line_starts(text: str) -> list[int]:
-    """The offset of every line of ``text`` (lines end at ``\\n`` only)."""
-    starts = [0]
-    index = text.find("\n")
-    while index >= 0:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
+        return LineIndex.of(self.text)
 
 
 def embedded(file_lines: Sequence[tuple[int, int, str]]) -> Embedded:
@@ -63,25 +91,42 @@ def embedded(file_lines: Sequence[tuple[int, int, str]]) -> Embedded:
     )
 
 
-def _token(token: Token, block: Embedded) -> Token:
-    return replace(token, positions=tuple(block.move(p) for p in token.positions))
-
-
-def _span(span: Span, block: Embedded) -> Span:
-    return Span(block.move(span.start), block.move(span.end))
-
-
 def relocate(invocation: Invocation, block: Embedded) -> Invocation:
     """An invocation an extractor found in ``block.text`` alone, with file positions."""
-    return replace(
-        invocation,
-        anchor=_span(invocation.anchor, block),
-        args=tuple(_token(t, block) for t in invocation.args),
-        keywords=tuple(
-            Keyword(_token(k.name, block), _span(k.value_span, block), k.value, k.literal)
-            for k in invocation.keywords
-        ),
-        env={name: _token(t, block) for name, t in invocation.env.items()},
-        image_span=None if invocation.image_span is None else _span(invocation.image_span, block),
-        config_false=tuple(_token(t, block) for t in invocation.config_false),
-    )
+    return moved(invocation, block.move)
+
+
+def moved(value: _T, move: Move) -> _T:
+    """``value`` with every position in it mapped through ``move``.
+
+    Generic over the model: a ``Pos``, a ``Span``, a ``Token``, and any dataclass, tuple, list or
+    mapping that holds them, however deep, so no field of an invocation can be forgotten.
+    """
+    result: _T = _moved(value, move)
+    return result
+
+
+def _moved(value: Any, move: Move) -> Any:
+    if isinstance(value, Pos):
+        return move(value)
+    if isinstance(value, Span):
+        return Span(move(value.start), move(value.end))
+    if isinstance(value, Token):
+        return value.moved(move)
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, tuple):
+        items = tuple(_moved(item, move) for item in value)
+        return type(value)(*items) if hasattr(value, "_fields") else items
+    if isinstance(value, list):
+        return [_moved(item, move) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _moved(item, move) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: _moved(getattr(value, f.name), move)
+            for f in dataclasses.fields(value)
+            if f.init
+        }
+        return dataclasses.replace(value, **changes)
+    return value

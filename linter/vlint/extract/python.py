@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
+from vlint.errors import Unparsable
+from vlint.extract import deployment, shell
+from vlint.extract.argv import recognise_all
+from vlint.extract.nested import ExtractContext
 from vlint.model import Invocation, Keyword, Pos, Span, Token
 
 KIND = "python"
@@ -84,10 +87,8 @@ class Source:
         return "\n".join(parts)
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """Every vLLM launch in Python source; raises Unparsable when it does not parse."""
-    from vlint.errors import Unparsable
-
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
@@ -192,7 +193,7 @@ def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str)
             unpacked = True
     return Invocation(
         path=path,
-        kind=KIND,
+        origin=(KIND,),
         style="python",
         anchor=source.span(node.func),
         callee=callee,
@@ -299,8 +300,6 @@ def _decode(body: str, raw: bool) -> list[tuple[str, int]] | None:
 
 
 def _argv_list(path: str, source: Source, node: ast.List | ast.Tuple) -> list[Invocation]:
-    from vlint.extract.argv import recognise_all
-
     elements = node.elts
     if len(elements) < 2 or any(isinstance(element, ast.Starred) for element in elements):
         return []
@@ -346,13 +345,11 @@ def _segment_positions(source: Source, start: Pos, text: str) -> tuple[Pos, ...]
 
 
 def _shell_string(path: str, source: Source, node: ast.Constant) -> list[Invocation]:
-    from vlint.extract import shell
-
     token = string_token(source, node)
-    last = len(token.positions) - 1
+    last = len(token.text)
 
     def locate(offset: int) -> Pos:
-        return token.positions[max(0, min(offset, last))]
+        return token.pos(max(0, min(offset, last)))
 
     found = shell.extract(path, token.text, locate)
-    return [replace(invocation, kind=KIND) for invocation in found]
+    return [deployment.enclosed(invocation, KIND) for invocation in found]

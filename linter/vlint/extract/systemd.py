@@ -15,10 +15,13 @@ plain words (vlint reads them as the shell does).  ``$VAR`` and ``${VAR}`` stay 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from vlint.extract.compose import Chars, split_words
-from vlint.model import Invocation, Pos, Token
+from vlint.errors import Unparsable
+from vlint.extract import deployment, shell
+from vlint.extract.compose import split_words
+from vlint.extract.nested import ExtractContext
+from vlint.model import Deployment, EnvVar, Invocation, LineIndex, Locator
+from vlint.syntax.lines import Chars
 
 KIND = "systemd"
 _SECTION = re.compile(r"\s*\[([^\]]*)\]")
@@ -26,13 +29,11 @@ _KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=\s*")
 _PREFIXES = "-@+!:"
 
 
-def extract(path: str, text: str) -> list[Invocation]:
-    from vlint.extract import shell
-
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     section = ""
     exec_starts: list[Chars] = []
-    env: dict[str, Token] = {}
-    for line in _logical_lines(text):
+    env: dict[str, EnvVar] = {}
+    for line in _logical_lines(text, context.locate if context else None):
         header = _SECTION.match(line.text)
         if header is not None and not line.text[header.end() :].strip():
             section = header.group(1)
@@ -40,17 +41,13 @@ def extract(path: str, text: str) -> list[Invocation]:
         key = _KEY.match(line.text)
         if section != "Service" or key is None:
             continue
-        value = _slice(line, key.end(), len(line.text.rstrip()))
+        value = line.slice(key.end(), len(line.text.rstrip()))
         if key.group(1) == "ExecStart":
             exec_starts = [value] if value.text else []
         elif key.group(1) == "Environment":
             if not value.text:
                 env = {}
-            for word in split_words(value):
-                name, equals, _ = word.text.partition("=")
-                if equals:
-                    cut = len(name) + 1
-                    env[name] = Token(word.text[cut:], word.positions[cut:], word.literal)
+            env.update(deployment.environment(map(deployment.assignment, split_words(value))))
     found: list[Invocation] = []
     for command in exec_starts:
         command, drop_argv0 = _without_prefixes(command)
@@ -58,40 +55,40 @@ def extract(path: str, text: str) -> list[Invocation]:
         if drop_argv0:
             command = _drop_second_word(command)
         for invocation in shell.extract(path, command.text, command.locate):
-            found.append(replace(invocation, kind=KIND, env={**env, **invocation.env}))
+            found.append(deployment.enclosed(invocation, KIND, Deployment(env=env)))
     return found
 
 
-def _logical_lines(text: str) -> list[Chars]:
+def _logical_lines(text: str, locate: Locator | None) -> list[Chars]:
+    index_table = LineIndex.of(text)
+    starts, locate = index_table.starts, locate or index_table.locate
     lines = text.split("\n")
     result: list[Chars] = []
     index = 0
     while index < len(lines):
         chars: list[str] = []
-        positions: list[Pos] = []
-        end = Pos(index + 1, 1)
+        offsets: list[int] = []
+        end = starts[index]
         while index < len(lines):
             line = lines[index].removesuffix("\r")
+            start = starts[index]
             index += 1
             if chars and line.lstrip().startswith(("#", ";")):
                 continue
-            continued = line.endswith("\\")
-            for column, char in enumerate(line):
-                chars.append(" " if continued and column == len(line) - 1 else char)
-                positions.append(Pos(index, column + 1))
-            end = Pos(index, len(line) + 1)
-            if not continued:
+            # A continuation's backslash becomes a space, in its place.
+            chars.append(line[:-1] + " " if line.endswith("\\") else line)
+            offsets.extend(range(start, start + len(line)))
+            end = start + len(line)
+            if not line.endswith("\\"):
                 break
         text_line = "".join(chars)
         if not text_line.lstrip().startswith(("#", ";")):
-            result.append(Chars(text_line, (*positions, end), (True,) * len(chars)))
+            result.append(Chars.at(text_line, (*offsets, end), locate))
     return result
 
 
 def _check_quotes(command: Chars) -> None:
     """systemd refuses a command line with an unterminated quote (and does not start)."""
-    from vlint.errors import Unparsable
-
     quote_at = -1
     index = 0
     text = command.text
@@ -106,18 +103,14 @@ def _check_quotes(command: Chars) -> None:
             quote_at = -1
         index += 1
     if quote_at >= 0:
-        raise Unparsable("unterminated quote in ExecStart=", command.positions[quote_at])
-
-
-def _slice(chars: Chars, start: int, end: int) -> Chars:
-    return Chars(chars.text[start:end], chars.positions[start : end + 1], chars.literal[start:end])
+        raise Unparsable("unterminated quote in ExecStart=", command.pos(quote_at))
 
 
 def _without_prefixes(command: Chars) -> tuple[Chars, bool]:
     index = 0
     while index < len(command.text) and command.text[index] in _PREFIXES:
         index += 1
-    return _slice(command, index, len(command.text)), "@" in command.text[:index]
+    return command.slice(index, len(command.text)), "@" in command.text[:index]
 
 
 def _drop_second_word(command: Chars) -> Chars:
@@ -126,9 +119,11 @@ def _drop_second_word(command: Chars) -> Chars:
     if match is None:
         return command
     start, cut = match.end(1), match.end(2)
-    return Chars(
+    kept = (*range(start), *range(cut, len(command.text) + 1))
+    return Chars.at(
         command.text[:start] + command.text[cut:],
-        command.positions[:start] + command.positions[cut:],
+        [command.offset(index) for index in kept],
+        command.locator,
         command.literal[:start] + command.literal[cut:],
     )
 

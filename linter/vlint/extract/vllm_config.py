@@ -26,9 +26,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from vlint.errors import Unparsable
+from vlint.knowledge import catalog
 from vlint.model import Entry, Invocation, Span, Token
+from vlint.syntax import yamlpos
 
 if TYPE_CHECKING:
+    from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node, ScalarNode
 
     from vlint.syntax.yamlpos import SourceIndex
@@ -60,10 +64,8 @@ def claims(path: str, data: bytes) -> bool:
     return any(fnmatch.fnmatch(name, g) for g in GLOBS) and not _OTHER_YAML.search(data)
 
 
-def extract(path: str, text: str) -> list[Invocation]:
+def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """The file as a ``vllm serve`` invocation, when its keys are serve options."""
-    from vlint.knowledge import catalog
-
     referrer = _REFERRER.get()
     if referrer is not None:
         config = read(path, text, entry=referrer.entry, target=referrer.target)
@@ -82,8 +84,6 @@ def extract(path: str, text: str) -> list[Invocation]:
 def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> Invocation | None:
     """The arguments of a config file as the release's parser expands them; None when the file
     is not a mapping (vLLM itself fails on it).  Raises Unparsable for invalid YAML."""
-    from vlint.syntax import yamlpos
-
     documents = yamlpos.parse_documents(text)
     if not documents or yamlpos.mapping_node(documents[0]) is None:
         return None
@@ -112,14 +112,12 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
             args.extend((flag, _value(source, value, str(loaded))))
     start = source.pos(documents[0].start_mark.index)
     anchor = Span(start, source.pos(documents[0].end_mark.index))
-    return Invocation(path, KIND, "cli", anchor, entry=entry, args=tuple(args), target=target,
+    return Invocation(path, (KIND,), "cli", anchor, entry=entry, args=tuple(args), target=target,
                       config_false=tuple(false_keys))
 
 
 def _value(source: SourceIndex, node: Node, text: str) -> Token:
     """The argument vLLM makes of a value, at the value; a converted one sits at its start."""
-    from vlint.syntax import yamlpos
-
     if yamlpos.is_scalar(node) and yamlpos.scalar_value(node) == text:
         return Token(text, yamlpos.scalar_positions(source, node))
     start = source.pos(node.start_mark.index)
@@ -131,9 +129,6 @@ def _load(node: Node, budget: list[int]) -> Any:
 
     ``budget`` holds how many more values may be made; raises Unparsable when it runs out.
     """
-    from vlint.errors import Unparsable
-    from vlint.syntax import yamlpos
-
     budget[0] -= 1
     if budget[0] < 0:
         raise Unparsable(f"YAML aliases expand to more than {MAX_VALUES:,} values")
@@ -145,8 +140,6 @@ def _load(node: Node, budget: list[int]) -> Any:
 
 
 def _scalar(node: ScalarNode) -> Any:
-    from vlint.syntax import yamlpos
-
     text = yamlpos.scalar_value(node)
     tag = str(node.tag)
     if node.style is not None and node.style != "":

@@ -23,12 +23,18 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
-from vlint.model import Finding, Pos, Span, line_locator
+from vlint.checks import MODULES
+from vlint.checks.base import rule_finding
+from vlint.checks.unused_suppression import RULE
+from vlint.config.presets import PRESETS, combine
+from vlint.model import Edit, Finding, Fix, Pos, Span, line_locator
+from vlint.syntax.yamlpos import (
+    SourceIndex, compose_documents, is_scalar, mapping_get, scalar_positions, scalar_value,
+)
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import ScalarNode
 
-    from vlint.syntax.yamlpos import SourceIndex
     from vlint.policy.policies import Policy
 
 ANNOTATION = "vlint.dev/ignore"
@@ -127,7 +133,7 @@ def _comment_removal(
 def _covering_fences(text: str, found: list[Directive]) -> list[Directive]:
     """A directive alone on the line right above a fenced code block covers the block to its
     closing fence (the fences as CommonMark finds them: in lists and quotes too)."""
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt  # lazy: only Markdown with a comment above a fence
 
     # 0-based [opening line, line after the block) -> 1-based opening line: last line.
     fences = {
@@ -171,8 +177,6 @@ def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[
 def annotation_directives(text: str) -> list[Directive]:
     """One directive per YAML document whose ``metadata.annotations`` has ``vlint.dev/ignore``,
     covering the lines of that document."""
-    from vlint.syntax.yamlpos import SourceIndex, compose_documents, is_scalar, mapping_get
-
     documents = compose_documents(text) or []
     source = SourceIndex(text)
     found = []
@@ -190,8 +194,6 @@ def annotation_directives(text: str) -> list[Directive]:
 
 
 def _annotation_entries(source: SourceIndex, value: ScalarNode) -> tuple[Entry, ...]:
-    from vlint.syntax.yamlpos import scalar_positions, scalar_value
-
     positions = scalar_positions(source, value)
     written = scalar_value(value)
 
@@ -258,10 +260,6 @@ def _unknown(directive: Directive, known: Known) -> dict[int, UnknownCode]:
 def _unused(
     path: str, entry: Entry, removal: Span | None, unknown: UnknownCode | None = None
 ) -> Finding:
-    from vlint.checks.base import rule_finding
-    from vlint.checks.unused_suppression import RULE
-    from vlint.model import Edit, Fix
-
     what = f"'{entry.code}'" if entry.code else "every code"
     message = f"unused suppression for {what}"
     help_text = "remove it: no finding it covers is reported here"
@@ -331,7 +329,7 @@ class Known:
 
 @lru_cache(maxsize=1024)
 def _closest(written: str, ids: frozenset[str]) -> str | None:
-    from difflib import SequenceMatcher
+    from difflib import SequenceMatcher  # lazy: only for a code no rule has (a usage error)
 
     if len(written) > _SUGGESTED_LENGTH:
         return None
@@ -353,21 +351,15 @@ def _looks_like_id(code: str) -> bool:
 
 @cache
 def _rule_codes() -> tuple[str, ...]:
-    from vlint.checks import MODULES
-
     return tuple(sorted(MODULES))
 
 
 @cache
 def _rule_names() -> dict[str, str]:
     # Rule modules are named after their rules (a test checks that they agree).
-    from vlint.checks import MODULES
-
     return {module.replace("_", "-"): code for code, module in MODULES.items()}
 
 
 @cache
 def _builtin_ids() -> tuple[str, ...]:
-    from vlint.config.presets import PRESETS, combine
-
     return tuple(sorted({policy.id for policy in combine(list(PRESETS)).policies}))

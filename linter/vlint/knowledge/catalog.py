@@ -380,5 +380,17 @@ def added_removed(a: Version, b: Version, entry: str = "serve"
     return tuple(sorted(after - before)), tuple(sorted(before - after))
 
 
-def releases_between(releases: Iterable[Version], low: Version, high: Version) -> Sequence[Version]:
-    return [v for v in releases if low <= v <= high]
+def release_list(versions: Sequence[str]) -> str:
+    """``0.31.0 and 0.32.0``, ``0.30.0 to 0.33.0`` (every known release between), or a list."""
+    if len(versions) <= 2:
+        return " and ".join(versions)
+    known = _release_names()
+    first, last = known.index(versions[0]), known.index(versions[-1])
+    if known[first : last + 1] == tuple(versions):
+        return f"{versions[0]} to {versions[-1]}"
+    return ", ".join(versions)
+
+
+@cache
+def _release_names() -> tuple[str, ...]:
+    return tuple(str(v) for v in known_releases())

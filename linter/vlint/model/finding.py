@@ -41,11 +41,22 @@ class Confirmation:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place in the finding's file that the problem is about (the other side of a
+    mismatch), with what it is there: ``max_num_seqs is set here``."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
-    """A problem at ``span``.
+    """A problem at ``span`` (its primary location), and the ``related`` places it concerns.
 
     ``fix`` is the preferred fix (the one the output shows); ``alternative`` is an unsafe fix
     that ``--unsafe-fixes`` applies instead (``16k`` -> ``16384`` where ``fix`` writes 16000).
+    ``invocation``: which of its file's invocations the finding is about (0 for the first, in
+    the order the extractor found them); None for a finding about the file or the run.
     """
 
     code: str
@@ -63,3 +74,5 @@ class Finding:
     redact: tuple[Span, ...] = ()
     # Set by ``vlint confirm``; None when no vLLM was asked.
     confirmation: Confirmation | None = None
+    related: tuple[Related, ...] = ()
+    invocation: int | None = None

@@ -1,13 +1,100 @@
-"""One launch of vLLM, as every extractor hands it to the normaliser."""
+"""One launch of vLLM, as every extractor hands it to the normaliser: the argv or keyword facet,
+the Deployment facet (what sits around the command) and the Origin chain (the kinds it was found
+through)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
+from vlint.model.located import Located
 from vlint.model.positions import Span
 from vlint.model.token import Entry, Keyword, Token
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """One environment variable of a launch: its value, and where its name is written (None
+    where an extractor cannot place it)."""
+
+    name: str
+    value: Token
+    name_span: Span | None = None
+
+
+# The GPUs a container may use: a count, or every GPU of the node.
+GpuCount = int | Literal["all"]
+
+
+@dataclass(frozen=True)
+class Port:
+    """A port the container declares (Kubernetes ``containerPort``, the container side of a
+    compose ``ports:`` entry or ``expose:``), with its name (Kubernetes) and the host side
+    (compose ``published``, ``HOST:CONTAINER``), as written."""
+
+    container: Located[int | None]
+    name: str | None = None
+    published: Located[str | None] | None = None
+
+
+ProbeKind = Literal["liveness", "readiness", "startup", "healthcheck"]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A health probe: a Kubernetes ``livenessProbe``/``readinessProbe``/``startupProbe`` or a
+    compose ``healthcheck``.  ``span`` is its key; ``handler`` is ``httpGet``, ``tcpSocket``,
+    ``grpc`` or ``exec`` (a compose ``test:`` is ``exec``; its URL, when it has one, gives
+    ``port`` and ``path``).  ``port`` is a number or a Kubernetes port name."""
+
+    kind: ProbeKind
+    span: Span
+    handler: str
+    port: Located[int | str | None] | None = None
+    path: Located[str | None] | None = None
+    initial_delay: Located[int | None] | None = None
+    period: Located[int | None] | None = None
+    failure_threshold: Located[int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A volume mounted into the container at ``target``: ``source`` is the host path or the
+    volume's name; ``memory`` is true for memory-backed storage (a Kubernetes ``emptyDir`` with
+    ``medium: Memory``, a compose ``tmpfs``)."""
+
+    target: Located[str | None]
+    source: Located[str | None] | None = None
+    memory: bool = False
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What sits around a launch's command, as far as the file states it.
+
+    Each fact is a ``Located`` value, or None where the file does not state it (see ``Located``
+    for a fact written in a form that cannot be known statically).  ``env_complete`` is false
+    when part of the environment comes from a source vlint does not read (compose
+    ``env_file``, Kubernetes ``envFrom``): a variable absent from ``env`` may still be set.
+    ``gpus`` is what the container may use (Kubernetes ``nvidia.com/gpu``/``amd.com/gpu``
+    limits or requests, compose device reservations and ``gpus:``); ``ipc`` the IPC namespace
+    (compose ``ipc:``; ``host`` for Kubernetes ``hostIPC: true``); ``shm_size`` the size of
+    ``/dev/shm`` in bytes (compose ``shm_size``, the ``sizeLimit`` of a memory ``emptyDir``
+    mounted there); ``service_links`` Kubernetes ``enableServiceLinks``.
+    """
+
+    image: Located[str] | None = None
+    env: Mapping[str, EnvVar] = field(default_factory=dict)
+    env_complete: bool = True
+    gpus: Located[GpuCount | None] | None = None
+    ipc: Located[str | None] | None = None
+    shm_size: Located[int | None] | None = None
+    ports: tuple[Port, ...] = ()
+    probes: tuple[Probe, ...] = ()
+    volumes: tuple[Mount, ...] = ()
+    service_links: Located[bool | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -16,11 +103,13 @@ class Invocation:
 
     ``style`` is ``cli`` for an argv (``args`` are the tokens after ``vllm serve`` or after the
     API server module) and ``python`` for keyword arguments (``keywords``) of ``LLM(...)``,
-    ``EngineArgs(...)`` or ``AsyncEngineArgs(...)``.
+    ``EngineArgs(...)`` or ``AsyncEngineArgs(...)``.  ``origin`` is the chain of kinds the
+    launch was found through, the file's kind first (``("markdown", "compose", "shell")``: a
+    compose ``command:`` string in a Markdown fence).
     """
 
     path: str
-    kind: str
+    origin: tuple[str, ...]
     style: Literal["cli", "python"]
     anchor: Span
     entry: Entry = "serve"
@@ -28,25 +117,50 @@ class Invocation:
     args: tuple[Token, ...] = ()
     keywords: tuple[Keyword, ...] = ()
     has_unpacked_kwargs: bool = False
-    env: Mapping[str, Token] = field(default_factory=dict)
-    image: str | None = None
+    deployment: Deployment = field(default_factory=Deployment)
     target: str | None = None
-    # Where each name of ``env`` is written (absent for names an extractor cannot place).
-    env_names: Mapping[str, Span] = field(default_factory=dict)
     # Words given to a server image that repeat its entrypoint (``vllm serve`` or ``serve``);
     # ``args`` are the words after them.
     repeated_entry: tuple[Token, ...] = ()
     # Lines of the command that end without a working ``\`` before a line of flags.
     line_breaks: tuple[LineBreak, ...] = ()
-    # Where ``image`` is written (the compose ``image:`` scalar); None when an extractor does not
-    # know it (extractors for other kinds fill it in when they read an image reference).
-    image_span: Span | None = None
-    # True when part of the environment comes from a source vlint does not read (compose
-    # ``env_file``, Kubernetes ``envFrom``): a variable absent from ``env`` may still be set.
-    env_unknown: bool = False
     # Keys a vLLM ``--config`` file sets to ``false``: each release decides whether they are
     # dropped or become ``--no-KEY`` (VL405), so they are not in ``args``.
     config_false: tuple[Token, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """The kind of the file the launch is in (``origin[0]``): what policies scope on."""
+        return self.origin[0]
+
+    @cached_property
+    def env(self) -> Mapping[str, Token]:
+        """Each variable's value, by name."""
+        return {name: variable.value for name, variable in self.deployment.env.items()}
+
+    @cached_property
+    def env_names(self) -> Mapping[str, Span]:
+        """Where each variable's name is written (absent for names that cannot be placed)."""
+        return {
+            name: variable.name_span
+            for name, variable in self.deployment.env.items()
+            if variable.name_span is not None
+        }
+
+    @property
+    def env_unknown(self) -> bool:
+        """True when a variable absent from ``env`` may still be set."""
+        return not self.deployment.env_complete
+
+    @property
+    def image(self) -> str | None:
+        located = self.deployment.image
+        return None if located is None else located.value
+
+    @property
+    def image_span(self) -> Span | None:
+        located = self.deployment.image
+        return None if located is None else located.span
 
 
 @dataclass(frozen=True)

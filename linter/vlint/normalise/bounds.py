@@ -11,13 +11,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
-
-from vlint.knowledge.curated import document
+from vlint.knowledge.curated import Bound, bounds
 from vlint.model import Span
 from vlint.normalise.resolution import Resolution, Setting, number
 
@@ -30,58 +26,17 @@ OPERATORS: Mapping[str, Callable[[int, int], bool]] = {
 
 
 @dataclass(frozen=True)
-class Bound:
-    code: str
-    name: str
-    severity: str
-    when: Mapping[str, Any]
-    left: str
-    op: str
-    right: tuple[str, ...]
-    releases: SpecifierSet
-    source: str
-    vllm_message: str
-
-    def requirement(self) -> str:
-        return f"{self.left} {self.op} {' * '.join(self.right)}"
-
-
-def _document() -> Mapping[str, Any]:
-    return document("bounds")
-
-
-@cache
-def bounds(code: str) -> tuple[Bound, ...]:
-    return tuple(
-        Bound(
-            code=entry["code"],
-            name=entry["name"],
-            severity=entry["severity"],
-            when=entry.get("when") or {},
-            left=entry["left"],
-            op=entry["op"],
-            right=tuple(entry["right"]),
-            releases=SpecifierSet(entry.get("vllm", "")),
-            source=entry.get("source", ""),
-            vllm_message=entry.get("vllm_message", ""),
-        )
-        for entry in _document().get("bounds", ())
-        if entry["code"] == code
-    )
-
-
-def facts() -> Mapping[str, Any]:
-    found: Mapping[str, Any] = _document().get("facts") or {}
-    return found
-
-
-@dataclass(frozen=True)
 class Violation:
+    """A bound that does not hold: ``left`` and ``right`` are its two sides' values, ``span``
+    the first written setting of the bound, ``written`` the names of the written settings and
+    ``related`` the other written ones (the other side of the mismatch), each with its span."""
+
     bound: Bound
     left: int
     right: int
     span: Span
     written: Sequence[str]
+    related: tuple[tuple[str, Span], ...] = ()
 
 
 def _condition_holds(resolution: Resolution, when: Mapping[str, Any]) -> bool:
@@ -113,7 +68,7 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
     version = resolution.release.version
     settings = resolution.settings
     for bound in bounds(code):
-        if not bound.releases.contains(version, prereleases=True):
+        if not bound.holds_in(version):
             continue
         if not _condition_holds(resolution, bound.when):
             continue
@@ -133,7 +88,14 @@ def violations(resolution: Resolution, code: str) -> Iterator[Violation]:
             continue  # both sides are defaults: nothing the user wrote is wrong
         anchor = resolution.written(written[0])
         assert anchor is not None and anchor.span is not None
-        yield Violation(bound, left, product, anchor.span, written)
+        related = tuple((name, span) for name in written[1:]
+                        if (span := _span(resolution, name)) is not None)
+        yield Violation(bound, left, product, anchor.span, written, related)
+
+
+def _span(resolution: Resolution, name: str) -> Span | None:
+    setting = resolution.written(name)
+    return setting.span if setting is not None else None
 
 
 MAX_SIZE = 10**100
@@ -145,7 +107,3 @@ def _size(setting: Setting | None) -> int | None:
     value = number(setting)
     # Beyond any machine: products of such numbers would not even print (int -> str limit).
     return value if value is not None and 0 < value < MAX_SIZE else None
-
-
-def in_range(version: Version, specifier: str) -> bool:
-    return SpecifierSet(specifier).contains(version, prereleases=True)

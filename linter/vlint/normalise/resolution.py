@@ -12,12 +12,12 @@ import re
 from collections import ChainMap
 from collections.abc import Mapping, MutableMapping, Sequence
 from functools import cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from vlint.knowledge.catalog import OptionSpec, ParserSpec, Release
 from vlint.model import Invocation, Keyword, Span, Token
-from vlint.normalise.rewrites import RewriteError
+from vlint.normalise.rewrites import RewriteError, rewrite
 from vlint.normalise.values import ParsedValue, is_exact, parse_value
 
 Match = Literal["exact", "underscore", "abbrev", "ambiguous", "unknown"]
@@ -223,8 +223,6 @@ def _classify(parser: ParserSpec, text: str) -> _Classified | None:
 
 
 def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) -> None:
-    from vlint.normalise.rewrites import rewrite
-
     rewritten_args = rewrite(resolution.invocation.args, parser, resolution.invocation.entry)
     resolution.rewrite_errors = rewritten_args.errors
     args = rewritten_args.args
@@ -368,8 +366,6 @@ def _parse(value: ValueUse, typespec: Mapping[str, Any] | None) -> ValueUse:
 
 
 def _replace(use: OptionUse, **changes: Any) -> OptionUse:
-    from dataclasses import replace
-
     return replace(use, **changes)
 
 

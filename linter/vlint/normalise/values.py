@@ -49,10 +49,6 @@ class ParsedValue:
     binary: bool | None = None
 
 
-class _Invalid(ValueError):
-    """The value is rejected; ``str(exc)`` is the message."""
-
-
 def _fail(message: str) -> ParsedValue:
     return ParsedValue(ok=False, error=message)
 

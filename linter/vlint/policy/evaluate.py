@@ -9,8 +9,8 @@ An expression CEL cannot evaluate for any other reason (its iteration budget ran
 with thousands of arguments, a type or conversion error, an overflow) is a finding of that
 policy at the invocation, saying so: a policy a file can make unevaluable would otherwise be a
 policy the file can get past.  The run goes on.  A ``matches`` row runs RE2 (through CEL's own
-``matches``), in time linear in the value; a value longer than ``MAX_MATCHED`` characters fails
-the row.
+``matches``), in time linear in the value; a value longer than ``compile.MAX_MATCHED`` characters
+fails the row.
 """
 
 from __future__ import annotations
@@ -28,41 +28,15 @@ from packaging.specifiers import SpecifierSet
 from vlint.extract.argv import is_server_image
 from vlint.model import Finding, Span
 from vlint.normalise.resolution import Resolution, Setting
+from vlint.policy.compile import environment, parser_dest
 from vlint.policy.policies import Policy, Row
+from vlint.syntax.globs import matcher
 
 _COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
     "gt": operator.gt, "ge": operator.ge,
 }
 _INT64 = 2**63
-MAX_MATCHED = 1 << 16
-
-
-@cache
-def _environment() -> Any:
-    from cel_expr_python import cel
-
-    dyn, string = cel.Type.DYN, cel.Type.STRING
-    return cel.NewEnv(variables={
-        "settings": cel.Type.Map(string, dyn),
-        "args": cel.Type.List(string),
-        "env": cel.Type.Map(string, string),
-        "file": cel.Type.Map(string, dyn),
-    })
-
-
-def compile_expression(text: str) -> Any:
-    """A compiled CEL expression; ValueError with CEL's ``<input>:line:col: message``."""
-    from cel_expr_python import cel
-
-    try:
-        compiled = _environment().compile(text)
-    except RuntimeError as error:
-        raise ValueError(str(error)) from None
-    kind = compiled.return_type()
-    if kind != cel.Type.BOOL and kind != cel.Type.DYN:
-        raise ValueError(f"<input>:1:1: the expression must be a bool, not {kind.name().lower()}")
-    return compiled
 
 
 def evaluate(policies: Sequence[Policy], resolution: Resolution) -> Iterator[Finding]:
@@ -127,8 +101,6 @@ def _specifier(text: str) -> SpecifierSet:
 
 @cache
 def _path_matcher(root: str, patterns: tuple[str, ...]) -> Callable[[str], bool]:
-    from vlint.syntax.globs import matcher
-
     match = matcher(root, list(patterns))
     return lambda path: match(path, False)
 
@@ -140,20 +112,6 @@ def dest_for(resolution: Resolution, name: str) -> str:
     """The destination a setting name means: ``--max-num-seqs``, ``max_num_seqs``,
     ``max-num-seqs`` and a unique abbreviation (``--max-num-se``) are the same setting."""
     return parser_dest(resolution.release.parser("serve"), name)
-
-
-@cache
-def parser_dest(parser: Any, name: str) -> str:
-    """The destination ``name`` means to ``parser`` (the name in underscores when unknown)."""
-    bare = name.lstrip("-")
-    plain = bare.replace("-", "_")
-    if parser is None or plain in parser.by_dest:
-        return plain
-    flag = "--" + bare.replace("_", "-")
-    if flag in parser.by_string:
-        return str(parser.by_string[flag].dest)
-    found = {parser.by_string[s].dest for s in parser.long_strings if s.startswith(flag)}
-    return str(found.pop()) if len(found) == 1 else plain
 
 
 def _rows_fail(rows: Sequence[Row], resolution: Resolution) -> Span | None:
@@ -231,7 +189,7 @@ _STATUS = re.compile(r"[A-Z_]{3,40}(?=:)")
 
 def _activation(resolution: Resolution, needed: frozenset[str] | None) -> Any:
     try:
-        return _environment().Activation(_variables(resolution, needed))
+        return environment().Activation(_variables(resolution, needed))
     except Exception as error:  # noqa: BLE001 - cel-expr-python's own errors, whatever they are
         return _Broken(_reason(error))
 
@@ -246,7 +204,7 @@ class _Broken:
 def _expression_outcome(policy: Policy, activation: Any) -> str | None:
     """None when the expression holds or does not apply, ``_FALSE`` when it is false, else why
     CEL could not evaluate it."""
-    from cel_expr_python import cel
+    from cel_expr_python import cel  # lazy: the CEL runtime; only expression policies need it
 
     if isinstance(activation, _Broken):
         return activation.reason
@@ -271,47 +229,6 @@ def _reason(error: object) -> str:
         return "CEL's iteration budget ran out"
     status = _STATUS.match(text)
     return f"CEL error {status.group().lower()}" if status else f"CEL error ({type(error).__name__})"
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A ``matches`` row's regular expression, run by RE2 (CEL's ``matches``): linear time."""
-
-    text: str
-
-    def search(self, value: str) -> bool:
-        """Whether the pattern occurs in ``value``; False for a value too long to search."""
-        from cel_expr_python import cel
-
-        if len(value) > MAX_MATCHED:
-            return False
-        result = _matcher().eval(_matcher_environment().Activation({"value": value,
-                                                                   "pattern": self.text}))
-        return result.type() == cel.Type.BOOL and bool(result.value())
-
-
-def compile_pattern(text: str) -> Pattern:
-    """A ``matches`` pattern; ValueError with RE2's reason when RE2 cannot run it."""
-    from cel_expr_python import cel
-
-    result = _matcher().eval(_matcher_environment().Activation({"value": "", "pattern": text}))
-    if result.type() == cel.Type.ERROR:
-        reason = str(result.value()).split("invalid regular expression: ", 1)[-1]
-        raise ValueError(reason)
-    return Pattern(text)
-
-
-@cache
-def _matcher_environment() -> Any:
-    from cel_expr_python import cel
-
-    string = cel.Type.STRING
-    return cel.NewEnv(variables={"value": string, "pattern": string})
-
-
-@cache
-def _matcher() -> Any:
-    return _matcher_environment().compile("value.matches(pattern)")
 
 
 def _needed(policies: Sequence[Policy]) -> frozenset[str] | None:
@@ -354,6 +271,7 @@ def _variables(resolution: Resolution, needed: frozenset[str] | None) -> dict[st
         "file": {
             "path": invocation.path,
             "kind": invocation.kind,
+            "origin": list(invocation.origin),
             "image": invocation.image or "",
             "server_image": bool(invocation.image and is_server_image(invocation.image)),
             "release": str(resolution.release),

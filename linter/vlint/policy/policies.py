@@ -9,23 +9,29 @@ of which must hold) or a CEL ``expr`` that must be true.  Evaluation is in
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import distributions
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 
 from vlint.errors import ConfigError
+from vlint.knowledge import catalog
 from vlint.model import Pos, Severity
+from vlint.normalise.values import parse_human_int
+from vlint.policy.compile import Pattern, compile_expression, compile_pattern, parser_dest
+from vlint.syntax.yamlpos import SourceIndex, is_scalar, scalar_positions, scalar_value
 
 # The entry-point group through which an installed package offers policy packs.
 ENTRY_POINT_GROUP = "vlint.policies"
-
-if TYPE_CHECKING:
-    from ruamel.yaml.nodes import Node
-
-    from vlint.syntax.yamlpos import SourceIndex
-    from vlint.policy.evaluate import Pattern
 
 OPERATORS = (
     "exists", "absent", "eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "matches",
@@ -88,12 +94,8 @@ def load_file(path: Path, root: str | None = None) -> list[Policy]:
 
 def load_text(text: str, origin: str, root: str, builtin: bool = False) -> list[Policy]:
     """The policies in ``text`` (a policy file's content; ``origin`` names it in errors)."""
-    from pydantic import ValidationError
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    from vlint.syntax.yamlpos import SourceIndex
-    from vlint.policy.schema import PolicyFile
+    from pydantic import ValidationError  # lazy: pydantic is slow to import; only loading needs it
+    from vlint.policy.schema import PolicyFile  # lazy: the pydantic models of a policy file
 
     yaml = YAML(typ="rt")
     try:
@@ -151,8 +153,6 @@ def _build(
         used = settings_used(model.expr)
     scope = model.scope
     if scope is not None and scope.vllm is not None:
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
         try:
             SpecifierSet(scope.vllm)
         except InvalidSpecifier:
@@ -195,8 +195,6 @@ def settings_used(expr: str) -> frozenset[str] | None:
 
 
 def _row(model: Any, origin: str, source: SourceIndex, node: Node, at: tuple[Any, ...]) -> Row:
-    from vlint.normalise.values import parse_human_int
-
     op, value = model.op, model.value
 
     def bad(problem: str, key: str = "value") -> ConfigError:
@@ -222,8 +220,6 @@ def _row(model: Any, origin: str, source: SourceIndex, node: Node, at: tuple[Any
             raise bad(f"operator {op!r} takes a list")
         return Row(model.setting, op, tuple(_number_or(item) for item in value))
     if op == "matches":
-        from vlint.policy.evaluate import compile_pattern
-
         # RE2, not Python's re: a policy file may come with the pull request it checks, and a
         # backtracking engine runs some patterns in exponential time.
         try:
@@ -248,9 +244,6 @@ def _row(model: Any, origin: str, source: SourceIndex, node: Node, at: tuple[Any
 def known_setting(name: str) -> bool:
     """Whether a setting name (flag, destination or unique abbreviation) is one at least one
     known release has, so that a typo in a policy is an error rather than a silent no-op."""
-    from vlint.knowledge import catalog
-    from vlint.policy.evaluate import parser_dest
-
     for version in catalog.known_releases():
         release = catalog.load(version)
         parser = release.parser("serve")
@@ -263,15 +256,11 @@ def known_setting(name: str) -> bool:
 
 
 def _known_range() -> str:
-    from vlint.knowledge import catalog
-
     return catalog.known_range()
 
 
 def _number_or(value: Any) -> Any:
     """A value as vLLM's unit rules read it: ``32K`` is 32768, ``16k`` 16000."""
-    from vlint.normalise.values import parse_human_int
-
     if isinstance(value, str):
         parsed = parse_human_int(value)
         if parsed.ok:
@@ -280,8 +269,6 @@ def _number_or(value: Any) -> Any:
 
 
 def _compile(text: str, origin: str, source: SourceIndex, node: Node, at: tuple[Any, ...]) -> Any:
-    from vlint.policy.evaluate import compile_expression
-
     try:
         return compile_expression(text)
     except ValueError as error:
@@ -308,8 +295,6 @@ def _cel_error(text: str) -> tuple[int, int, str]:
 
 def _plain(node: Node) -> Any:
     """The node graph as plain data, scalars resolved as YAML 1.2 (safe: nothing constructed)."""
-    from ruamel.yaml.nodes import MappingNode, SequenceNode
-
     if isinstance(node, MappingNode):
         return {str(_plain(key)): _plain(value) for key, value in node.value}
     if isinstance(node, SequenceNode):
@@ -318,8 +303,6 @@ def _plain(node: Node) -> Any:
 
 
 def _scalar(node: Node) -> Any:
-    from vlint.syntax.yamlpos import is_scalar, scalar_value
-
     tag, value = str(node.tag), scalar_value(node) if is_scalar(node) else str(node.value)
     if tag.endswith(":null"):
         return None
@@ -340,8 +323,6 @@ def _scalar(node: Node) -> Any:
 
 def _child(node: Node, part: Any) -> tuple[Node | None, Node | None]:
     """(key node, value node) of ``part`` in a mapping, or (None, item) in a sequence."""
-    from ruamel.yaml.nodes import MappingNode, SequenceNode
-
     if isinstance(node, MappingNode):
         for key, value in node.value:
             if str(key.value) == str(part):
@@ -368,8 +349,6 @@ def _where(source: SourceIndex, root: Node, loc: Sequence[Any], at_key: bool = F
 
 
 def _scalar_char(source: SourceIndex, root: Node, loc: Sequence[Any], offset: int) -> Pos:
-    from vlint.syntax.yamlpos import is_scalar, scalar_positions
-
     node = _node_at(root, loc)
     if not is_scalar(node):
         return source.pos(node.start_mark.index)
@@ -397,9 +376,6 @@ def installed(names: Sequence[str], untrusted: Sequence[Path] = ()) -> tuple[Pol
     """
     if not names:
         return ()
-    import sys
-    from importlib.metadata import distributions
-
     trusted = [entry for entry in sys.path if _trusted(entry, untrusted)]
     available: dict[str, Any] = {}
     for distribution in distributions(path=trusted):
@@ -432,8 +408,6 @@ def installed(names: Sequence[str], untrusted: Sequence[Path] = ()) -> tuple[Pol
 
 
 def _trusted(entry: str, untrusted: Sequence[Path]) -> bool:
-    import os
-
     folder = Path(os.path.abspath(entry or ".")).resolve()
     return not any(folder == root or folder.is_relative_to(root)
                    for root in (Path.cwd().resolve(), *untrusted))

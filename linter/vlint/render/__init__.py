@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Protocol, cast
 
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 
 
 class Renderer(Protocol):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 from vlint.render.style import Style, head, line
 
 

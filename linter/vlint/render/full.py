@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 from vlint.model import Confirmation, Finding, Span
 from vlint.model.redaction import masked_line
 from vlint.render.escape import inert, plain_line
@@ -17,10 +17,31 @@ FRAME_WIDTH = 160
 FRAME_LEAD = 40
 
 
-def _frame(finding: Finding, lines: list[str] | None, redact: Iterable[Span] = ()) -> list[str]:
-    if lines is None:
+def _frame(finding: Finding, lines: list[str] | None,
+           redact: Mapping[int, Sequence[Span]] | None = None) -> list[str]:
+    """The primary span's line marked ``^^^ name``, then each related span's line marked
+    ``--- message``; ``redact``: the secrets to mask, by line number."""
+    if lines is None or not 1 <= finding.span.start.line <= len(lines):
         return []
-    start, end = finding.span.start, finding.span.end
+    masks = redact or {}
+    labelled = [(finding.span, "^", finding.name),
+                *((related.span, "-", related.message) for related in finding.related)]
+    width = max(len(str(span.start.line)) for span, _, _ in labelled)
+    rows: list[str] = []
+    shown: set[int] = set()
+    # By line (the primary first on its own); a line is shown once, with a mark per span on it.
+    for span, marker, label in sorted(labelled, key=lambda item: item[0].start.line):
+        marked = _marked(span, marker, label, lines, masks.get(span.start.line, ()), width)
+        rows.extend(marked if span.start.line not in shown else marked[1:])
+        shown.add(span.start.line)
+    gutter = " " * width
+    return [f"{gutter} |", *rows, f"{gutter} |"]
+
+
+def _marked(span: Span, marker: str, label: str, lines: list[str], redact: Iterable[Span],
+            width: int = 0) -> list[str]:
+    """``span``'s line (at most FRAME_WIDTH characters of it) and the line marking it."""
+    start, end = span.start, span.end
     if not 1 <= start.line <= len(lines):
         return []
     raw = masked_line(lines[start.line - 1].removesuffix("\r").expandtabs(1), start.line, redact)
@@ -30,17 +51,12 @@ def _frame(finding: Finding, lines: list[str] | None, redact: Iterable[Span] = (
     lead = "…" if first else ""
     # Measured after escaping: a control character shown as '\x1b' is four columns wide.
     before = lead + inert(raw[first : start.column - 1])
-    marked = inert(raw[start.column - 1 : min(stop - 1, last)])
+    covered = inert(raw[start.column - 1 : min(stop - 1, last)])
     shown = lead + inert(raw[first:last]) + ("…" if last < len(raw) else "")
-    width = len(str(start.line))
-    gutter = " " * width
-    carets = "^" * max(1, len(marked))
-    return [
-        f"{gutter} |",
-        f"{start.line} | {shown}",
-        f"{gutter} | {' ' * len(before)}{carets} {finding.name}",
-        f"{gutter} |",
-    ]
+    number = str(start.line).rjust(width)
+    gutter = " " * len(number)
+    marks = marker * max(1, len(covered))
+    return [f"{number} | {shown}", f"{gutter} | {' ' * len(before)}{marks} {inert(label)}"]
 
 
 def confirmation_line(confirmation: Confirmation) -> str:
@@ -50,7 +66,8 @@ def confirmation_line(confirmation: Confirmation) -> str:
 
 
 def _finding_lines(
-    finding: Finding, lines: list[str] | None, redact: Iterable[Span], style: Style
+    finding: Finding, lines: list[str] | None, redact: Mapping[int, Sequence[Span]] | None,
+    style: Style,
 ) -> list[str]:
     out = [
         line(head(finding, style), style),
@@ -90,18 +107,17 @@ def render(report: Report, style: Style = Style()) -> str:
     # A line may hold several findings' secrets: every frame of a file masks all of them.
     # Each file is split once, and each line keeps only the secrets on it (a file can have
     # thousands of findings).
-    redact: dict[tuple[str, int], list[Span]] = {}
+    redact: dict[str, dict[int, list[Span]]] = {}
     for finding in report.findings:
         for span in finding.redact:
             for number in range(span.start.line, span.end.line + 1):
-                redact.setdefault((finding.path, number), []).append(span)
+                redact.setdefault(finding.path, {}).setdefault(number, []).append(span)
     lines: dict[str, list[str] | None] = {}
     for finding in report.findings:
         if finding.path not in lines:
             source = report.sources.get(finding.path)
             lines[finding.path] = None if source is None else source.split("\n")
-        on_line = redact.get((finding.path, finding.span.start.line), ())
-        out.extend(_finding_lines(finding, lines[finding.path], on_line, style))
+        out.extend(_finding_lines(finding, lines[finding.path], redact.get(finding.path), style))
         out.append("")
     if not style.quiet:
         out.extend(plain_line(text) for text in summary(report))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 from vlint.model import Finding
 from vlint.render.escape import github_data, github_property
+from vlint.render.full import confirmation_line
 
 COMMANDS: Mapping[str, str] = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -24,8 +25,6 @@ def annotation(finding: Finding) -> str:
     written = ",".join(f"{key}={github_property(value)}" for key, value in properties.items())
     text = f"{finding.message}\nhelp: {finding.help}"
     if finding.confirmation is not None:
-        from vlint.render.full import confirmation_line
-
         text += f"\n{confirmation_line(finding.confirmation)}"
     message = github_data(text)
     return f"::{COMMANDS[finding.severity]} {written}::{message}"

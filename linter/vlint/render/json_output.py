@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from vlint import __version__
-from vlint.engine.lint import Report
-from vlint.model import Confirmation, Finding, Fix
+from vlint.engine.report import Report
+from vlint.model import Confirmation, Finding, Fix, Span
 from vlint.render.escape import json_dumps
 
 FORMAT_VERSION = 1
@@ -46,7 +46,14 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "vllm_versions": list(finding.vllm_versions),
         "fix": _fix(finding.fix),
         "confirmation": confirmation_dict(finding.confirmation),
+        "related": [{**_region(r.span), "message": r.message} for r in finding.related],
+        "invocation": finding.invocation,
     }
+
+
+def _region(span: Span) -> dict[str, int]:
+    return {"line": span.start.line, "column": span.start.column,
+            "end_line": span.end.line, "end_column": span.end.column}
 
 
 def confirmation_dict(confirmation: Confirmation | None) -> dict[str, Any] | None:

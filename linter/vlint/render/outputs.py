@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
+from vlint.fix.atomic import replace_file
+from vlint.render import RENDERERS, renderer
+
 if TYPE_CHECKING:
-    from vlint.engine.lint import Report
+    from vlint.engine.report import Report
 
 
 class Output(NamedTuple):
@@ -70,37 +73,17 @@ def write_atomically(path: Path, text: str) -> None:
     A new file gets the permissions the umask leaves (as ``open`` gives), a replaced one keeps
     its own; a path ``unwritable`` refuses is a usage error.
     """
-    import tempfile
-
     problem = unwritable(path)
     if problem is not None:
         raise click.UsageError(f"cannot write {str(path)!r}: {problem}")
     try:
-        mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+        mode: int | None = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
     except OSError:
-        mode = 0o666 & ~_umask()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fchmod(stream.fileno(), mode)
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+        mode = None
+    replace_file(path, text.encode("utf-8"), mode)
 
 
 def write_outputs(report: Report, outputs: Sequence[Output]) -> None:
-    from vlint.render import renderer
-
     for output in outputs:
         write_atomically(output.path, renderer(output.format).render(report))
 
@@ -114,8 +97,6 @@ def output_option(
     ctx: click.Context, param: click.Parameter, values: Sequence[str]
 ) -> tuple[Output, ...]:
     """click callback for the repeatable ``--output FORMAT:PATH``."""
-    from vlint.render import RENDERERS
-
     try:
         parsed = tuple(parse_output(value, sorted(RENDERERS)) for value in values)
     except ValueError as error:

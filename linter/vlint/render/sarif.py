@@ -22,9 +22,11 @@ from vlint import __version__
 from vlint.checks import all_rules
 from vlint.checks.base import RuleModule
 from vlint.checks.docs import documentation, help_uri, summary
-from vlint.engine.lint import Report
+from vlint.discover import repository_root
+from vlint.engine.report import Report
 from vlint.model import Finding, Span
 from vlint.render.escape import json_dumps
+from vlint.render.json_output import confirmation_dict
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/vlint/vlint"
@@ -52,8 +54,6 @@ SRCROOT = "%SRCROOT%"
 def source_root(report: Report) -> str:
     """The folder URIs are relative to: the repository of the first finding (or of the working
     directory), else the working directory."""
-    from vlint.discover import repository_root
-
     start = os.path.dirname(os.path.abspath(report.findings[0].path)) if report.findings else "."
     found = repository_root(start)
     return str(found) if found is not None else os.path.realpath(".")
@@ -111,37 +111,44 @@ def fingerprints(report: Report, root: str | None = None) -> list[str]:
 
 
 def _result(finding: Finding, index: int | None, fingerprint: str, root: str) -> dict[str, Any]:
-    start, end = finding.span.start, finding.span.end
     rule: dict[str, Any] = {"ruleId": finding.code}
     if index is not None:
         rule["ruleIndex"] = index
-    return {
+    result = {
         **rule,
         "level": LEVELS[finding.severity],
         "message": {"text": f"{finding.message} (help: {finding.help})"},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": _location(finding.path, root),
-                    "region": {
-                        "startLine": start.line,
-                        "startColumn": start.column,
-                        "endLine": end.line,
-                        "endColumn": end.column,
-                    },
-                }
-            }
-        ],
+        "locations": [{"physicalLocation": _physical(finding.path, finding.span, root)}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": _properties(finding),
+    }
+    if finding.related:
+        result["relatedLocations"] = [
+            {"id": number, "physicalLocation": _physical(finding.path, related.span, root),
+             "message": {"text": related.message}}
+            for number, related in enumerate(finding.related)
+        ]
+    return result
+
+
+def _physical(path: str, span: Span, root: str) -> dict[str, Any]:
+    start, end = span.start, span.end
+    return {
+        "artifactLocation": _location(path, root),
+        "region": {
+            "startLine": start.line,
+            "startColumn": start.column,
+            "endLine": end.line,
+            "endColumn": end.column,
+        },
     }
 
 
 def _properties(finding: Finding) -> dict[str, Any]:
     properties: dict[str, Any] = {"vllm_versions": list(finding.vllm_versions)}
+    if finding.invocation is not None:
+        properties["invocation"] = finding.invocation
     if finding.confirmation is not None:
-        from vlint.render.json_output import confirmation_dict
-
         properties["confirmation"] = confirmation_dict(finding.confirmation)
     return properties
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vlint.engine.lint import Report
+from vlint.engine.report import Report
 from vlint.render.escape import json_dumps
 from vlint.render.style import FIXABLE, Style, line, safely_fixable
 

@@ -81,12 +81,12 @@ def _loader_class() -> Any:
 
 def _make_loader_class() -> Any:
     try:
-        from yaml import nodes as c_nodes
-        from yaml.cyaml import CParser
+        from yaml import nodes as c_nodes  # lazy: PyYAML's libyaml binding, only for YAML
+        from yaml.cyaml import CParser  # lazy: as above
     except ImportError:
         return None
-    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-    from ruamel.yaml.resolver import VersionedResolver
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode  # lazy: ruamel is heavy
+    from ruamel.yaml.resolver import VersionedResolver  # lazy: as above
 
     resolver = VersionedResolver()  # no loader: YAML 1.2, as ruamel reads a file without %YAML
     kinds = {c_nodes.ScalarNode: ScalarNode, c_nodes.SequenceNode: SequenceNode,
@@ -111,8 +111,8 @@ class _Copier:
     """Copies libyaml's nodes into ruamel's, keeping an alias the same node as its anchor."""
 
     def __init__(self, text: str) -> None:
-        from ruamel.yaml.error import StringMark
-        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+        from ruamel.yaml.error import StringMark  # lazy: ruamel is heavy
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode  # lazy: as above
 
         self.text = text
         self.mark = StringMark

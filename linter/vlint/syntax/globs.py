@@ -15,7 +15,7 @@ def matcher(root: str, patterns: Sequence[str]) -> PathMatcher:
 
     Paths outside ``root`` never match.
     """
-    import pathspec
+    import pathspec  # lazy: only runs with path patterns need it
 
     spec = pathspec.GitIgnoreSpec.from_lines(patterns)
     base = Path(os.path.abspath(root))

@@ -9,11 +9,13 @@ source to give every character of its value the position it came from.
 
 from __future__ import annotations
 
-import bisect
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias, TypeGuard
 
-from vlint.model import Pos
+from vlint.errors import Unparsable
+from vlint.model import LineIndex, Pos, Token
+from vlint.syntax.fastyaml import compose
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -51,17 +53,19 @@ _Emit = Callable[[str, int, int], None]
 
 
 class SourceIndex:
-    """Converts character offsets of a text into 1-based line and column positions."""
+    """Converts character offsets of a text into 1-based line and column positions.
+
+    The text's one line table (``LineIndex.of``), shared with every other reader of the file.
+    """
+
+    __slots__ = ("_index", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._starts = [0]
-        self._starts.extend(index + 1 for index, char in enumerate(text) if char == "\n")
+        self._index = LineIndex.of(text)
 
     def pos(self, offset: int) -> Pos:
-        offset = max(0, min(offset, len(self.text)))
-        line = bisect.bisect_right(self._starts, offset) - 1
-        return Pos(line + 1, offset - self._starts[line] + 1)
+        return self._index.pos(offset)
 
 
 def compose_documents(text: str) -> list[Node] | None:
@@ -74,16 +78,12 @@ def compose_documents(text: str) -> list[Node] | None:
 
 def parse_documents(text: str) -> list[Node]:
     """The node graph of every document in ``text``; raises Unparsable with the error's place."""
-    from vlint.syntax.fastyaml import compose
-
     _check_flow_depth(text)
     fast = compose(text)
     if fast is not None:
         return fast
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    from vlint.errors import Unparsable
+    from ruamel.yaml import YAML  # lazy: ruamel is heavy; libyaml parses most files
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # lazy: as above
 
     # Only nodes are needed, so the plain scanner does: the round-trip one also gathers every
     # comment, which costs a quarter of the parse.  (Same nodes, marks, styles and tags.)
@@ -111,20 +111,16 @@ def _check_flow_depth(text: str) -> None:
     """
     if text.count("[") + text.count("{") <= MAX_FLOW_DEPTH:
         return
-    import re
-
-    from vlint.errors import Unparsable
-
     depth = 0
     for match in re.finditer(r"[\[\]{}]", text):
         depth = depth + 1 if match.group() in "[{" else max(depth - 1, 0)
         if depth > MAX_FLOW_DEPTH:
-            where = SourceIndex(text[: match.start() + 1]).pos(match.start())
+            where = LineIndex.of(text).pos(match.start())
             raise Unparsable(f"invalid YAML: nested deeper than {MAX_FLOW_DEPTH} levels", where)
 
 
 def is_scalar(node: object) -> TypeGuard[ScalarNode]:
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import ScalarNode  # lazy: ruamel is heavy
 
     return isinstance(node, ScalarNode)
 
@@ -152,7 +148,7 @@ def _merged(node: Node, depth: int, done: dict[int, _Entries]) -> _Entries:
     """``node``'s entries with its merge keys applied.  Each merged mapping is resolved once
     (``done``): ``<<: [*a, *a]`` at every level of a chain would otherwise double the work per
     level."""
-    from ruamel.yaml.nodes import MappingNode, SequenceNode
+    from ruamel.yaml.nodes import MappingNode, SequenceNode  # lazy: ruamel is heavy
 
     if not isinstance(node, MappingNode) or depth > 32:
         return {}
@@ -178,13 +174,13 @@ def _merged(node: Node, depth: int, done: dict[int, _Entries]) -> _Entries:
 
 
 def sequence_items(node: Node) -> list[Node]:
-    from ruamel.yaml.nodes import SequenceNode
+    from ruamel.yaml.nodes import SequenceNode  # lazy: ruamel is heavy
 
     return list(node.value) if isinstance(node, SequenceNode) else []
 
 
 def mapping_node(node: Node | None) -> MappingNode | None:
-    from ruamel.yaml.nodes import MappingNode
+    from ruamel.yaml.nodes import MappingNode  # lazy: ruamel is heavy
 
     return node if isinstance(node, MappingNode) else None
 
@@ -207,6 +203,16 @@ def scalar_positions(source: SourceIndex, node: ScalarNode) -> tuple[Pos, ...]:
     Exact for plain, quoted and block scalars, folding and escapes included; when the source
     cannot be matched to the value (an unusual construct), characters are aligned greedily.
     """
+    return tuple(source.pos(offset) for offset in scalar_offsets(source, node))
+
+
+def scalar_token(source: SourceIndex, node: ScalarNode, literal: bool = True) -> Token:
+    """The scalar's value as a token positioned by offsets (no ``Pos`` made until asked)."""
+    return Token.at(scalar_value(node), scalar_offsets(source, node), source.pos, literal)
+
+
+def scalar_offsets(source: SourceIndex, node: ScalarNode) -> list[int]:
+    """The offset in the text of every character of the scalar's value, plus one for its end."""
     value = scalar_value(node)
     start, end = node.start_mark.index, node.end_mark.index
     for chars in _scan(source.text, start, end, node.style):
@@ -217,8 +223,8 @@ def scalar_positions(source: SourceIndex, node: ScalarNode) -> tuple[Pos, ...]:
             offsets.append(chars[-1].at + chars[-1].width)
         else:
             offsets.append(_content_start(source.text, start, node.style))
-        return tuple(source.pos(offset) for offset in offsets)
-    return tuple(source.pos(offset) for offset in _align(source.text, start, end, value))
+        return offsets
+    return _align(source.text, start, end, value)
 
 
 def _content_start(text: str, start: int, style: str | None) -> int:

@@ -42,7 +42,8 @@ with atheris.instrument_imports(include=["vlint"]):
     from vlint.normalise.values import parse_value
 
     # vlint imports its stages lazily: import them here so that they are instrumented too.
-    for _module in (*EXTRACTORS.values(), "vlint.extract.argv", "vlint.syntax.yamlpos",
+    _extractors = (f"vlint.extract.{kind.replace('-', '_')}" for kind in EXTRACTORS)
+    for _module in (*_extractors, "vlint.extract.argv", "vlint.syntax.yamlpos",
                     "vlint.extract.nested", "vlint.syntax.fastyaml"):
         if importlib.util.find_spec(_module) is not None:
             importlib.import_module(_module)

@@ -1,0 +1,155 @@
+"""The Deployment facet, one helper per concept: every extractor builds an invocation's
+environment, image and container facts through these, so that a rule reads the same facts
+whichever kind of file the launch came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import fields, replace
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Span, Token
+
+T = TypeVar("T")
+
+# -- environment ----------------------------------------------------------------------------
+
+
+def assignment(word: Token) -> EnvVar | None:
+    """A ``NAME=VALUE`` word (``env NAME=x``, a compose ``environment:`` list entry, Dockerfile
+    ``ENV``, systemd ``Environment=``) as a variable; None for a word without ``=``."""
+    name, equals, _ = word.text.partition("=")
+    if not equals or not name:
+        return None
+    return EnvVar(name, word.slice(len(name) + 1), word.sub_span(0, len(name)))
+
+
+def named(name: Token, value: Token) -> EnvVar:
+    """A variable written as a name and a separate value (a mapping key, Kubernetes
+    ``name:``/``value:``, a shell ``NAME=`` prefix)."""
+    return EnvVar(name.text, value, name.sub_span(0))
+
+
+def environment(variables: Iterable[EnvVar | None]) -> dict[str, EnvVar]:
+    """Variables by name, a later one replacing an earlier one of the same name."""
+    return {variable.name: variable for variable in variables if variable is not None}
+
+
+def from_tokens(values: Mapping[str, Token], names: Mapping[str, Span]) -> dict[str, EnvVar]:
+    """Variables from a name -> value mapping and the places of their names (a shell command's
+    ``VAR=x`` prefix, as the shell reader gives it)."""
+    return {name: EnvVar(name, value, names.get(name)) for name, value in values.items()}
+
+
+# -- image ----------------------------------------------------------------------------------
+
+
+def image(token: Token) -> Located[str]:
+    """An image reference as written, at its scalar (its quotes excluded)."""
+    return at(token, token.text)
+
+
+# -- nesting --------------------------------------------------------------------------------
+
+
+# The facts a host states about the container; one it does not state is the inner text's.
+_FACTS = tuple(f.name for f in fields(Deployment) if f.name not in ("env", "env_complete"))
+
+
+def enclosed(
+    invocation: Invocation,
+    kind: str,
+    around: Deployment | None = None,
+    target: str | None = None,
+) -> Invocation:
+    """A launch found inside a file (or text) of ``kind``: ``kind`` leads its origin; the facts
+    ``around`` it (a container's image, GPUs, ports...) are its own where ``around`` states
+    them; its environment is ``around``'s with its own variables over them; ``target`` applies
+    unless it pins one."""
+    outer = around or Deployment()
+    inner = invocation.deployment
+    stated = {name: getattr(outer, name) or getattr(inner, name) for name in _FACTS}
+    deployment = Deployment(
+        env={**outer.env, **inner.env},
+        env_complete=outer.env_complete and inner.env_complete,
+        **stated,
+    )
+    # (An origin that already names the host, built through the extract context, stays.)
+    origin = invocation.origin if kind in invocation.origin else (kind, *invocation.origin)
+    return replace(
+        invocation, origin=origin, deployment=deployment, target=invocation.target or target
+    )
+
+
+# -- container resources --------------------------------------------------------------------
+
+# Kubernetes quantity suffixes are case-sensitive (``m`` is a thousandth, not a million).
+_QUANTITY = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+             "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DOCKER = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30,
+           "gb": 2**30, "t": 2**40, "tb": 2**40, "p": 2**50, "pb": 2**50}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
+
+
+def docker_bytes(text: str) -> int | None:
+    """A Docker size (compose ``shm_size``, ``docker run --shm-size``): ``64m``, ``1gb``,
+    ``2G``, or a number of bytes; units are powers of 1024, as Docker reads them."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        return None
+    unit = _DOCKER.get(match.group(2).lower())
+    return None if unit is None else int(float(match.group(1)) * unit)
+
+
+def kubernetes_bytes(text: str) -> int | None:
+    """A Kubernetes quantity of bytes (``sizeLimit: 1Gi``, ``512M``, ``1000000``)."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        return None
+    unit = _QUANTITY.get(match.group(2))
+    return None if unit is None else int(float(match.group(1)) * unit)
+
+
+def gpu_count(text: str) -> GpuCount | None:
+    """A GPU count as written: a whole number, or ``all`` (``-1`` in a compose reservation)."""
+    stripped = text.strip()
+    if stripped.lower() == "all" or stripped == "-1":
+        return "all"
+    return int(stripped) if stripped.isdigit() else None
+
+
+def port_number(text: str) -> int | None:
+    """A port number (1-65535) as written; None for anything else."""
+    stripped = text.strip()
+    if not stripped.isdigit():
+        return None
+    number = int(stripped)
+    return number if 0 < number < 65536 else None
+
+
+def whole_number(text: str) -> int | None:
+    stripped = text.strip()
+    return int(stripped) if stripped.isdigit() else None
+
+
+def url_port_path(url: str) -> tuple[int | None, str | None] | None:
+    """The port (the scheme's default when none is written) and the path of an HTTP URL in a
+    health check (``curl -f http://localhost:8000/health``); None for anything else."""
+    if not url.startswith(("http://", "https://")) or "$" in url:
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if port is None:
+        port = 443 if parts.scheme == "https" else 80
+    return port, parts.path or "/"
+
+
+def at(token: Token, value: T) -> Located[T]:
+    """``value``, read from ``token``, at ``token`` (its quotes excluded)."""
+    return Located(value, token.sub_span(0))

@@ -1,0 +1,1 @@
+"""Helpers the tests share: file trees (``files``) and running vlint (``run``)."""
