@@ -265,8 +265,12 @@ def _start_codes(capsys: pytest.CaptureFixture[str], fake_python: str, *args: st
 
 def test_vllm_refusing_to_start_is_vl901(repo: Path, fake_python: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    (repo / "serve.sh").write_text("vllm serve bad\n")
-    assert _start_codes(capsys, fake_python) == ["VL901"]
+    (repo / "serve.sh").write_text("vllm serve good\nvllm serve bad\n")
+    code, out, err = _run(capsys, "--vllm-python", fake_python, "--output-format", "json",
+                          "--level", "start", "--target-version", "0.32.0", "serve.sh")
+    assert code == 0, err
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["code"], finding["line"], finding["invocation"]) == ("VL901", 2, 1)
 
 
 def test_ignore_drops_vllms_own_findings(repo: Path, fake_python: str,

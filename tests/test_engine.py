@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,3 +105,39 @@ def test_the_fix_loop_relints_until_nothing_applies(tmp_path: Path,
     (change,) = fixes.plan(lint(["run.sh"], settings), settings, unsafe=False)
     again = replace(settings, stdin_text=change.after, stdin_filename="run.sh")
     assert not [f for f in lint(["-"], again).findings if fixing.chosen(f, False) is not None]
+
+
+UNREADABLE_RESULT = """
+import sys
+from vlint.engine import parallel
+from vlint.engine.lint import lint
+from vlint.settings import Settings
+
+
+def refuse() -> None:
+    raise RuntimeError("this result cannot be read back")
+
+
+class Unreadable:
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return refuse, ()
+
+
+linted = parallel.lint_file
+parallel.lint_file = lambda *args, **kwargs: parallel.replace(
+    linted(*args, **kwargs), notes=(Unreadable(),))
+try:
+    lint(sys.argv[1:], Settings(target="0.33.0", jobs=2))
+except RuntimeError as error:
+    print(error)
+"""
+
+
+def test_a_result_a_worker_cannot_send_back_fails_the_run(tmp_path: Path) -> None:
+    """Regression: the pool's result thread died on it and the run waited forever."""
+    write_tree(tmp_path, {"a.sh": TWO, "b.sh": TWO})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", UNREADABLE_RESULT, str(tmp_path / "a.sh"),
+                           str(tmp_path / "b.sh")], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert done.stdout.strip() == "this result cannot be read back", done.stderr

@@ -274,3 +274,12 @@ def test_embedded_locate_uses_one_table() -> None:
         Pos(7, 3), Pos(7, 4), Pos(7, 5), Pos(8, 5), Pos(8, 6), Pos(8, 7)
     ]
     assert nested.Embedded.locate is Embedded.locate
+
+
+def test_a_script_in_a_quoted_word_ends_before_the_words_closing_quote() -> None:
+    # The last word of `bash -c "... 'v'"` ended after the outer `"` (a span one too wide).
+    text = "bash -c \"vllm serve m --x 'v'\"\n"
+    (launch,) = shell.extract("s.sh", text)
+    assert [t.text for t in launch.args] == ["m", "--x", "v"]
+    assert launch.args[-1].span == Span(Pos(1, 28), Pos(1, 30))
+    assert launch.args[-1].sub_span(0) == Span(Pos(1, 28), Pos(1, 29))

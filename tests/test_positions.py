@@ -178,3 +178,17 @@ def test_a_yaml_scalar_token_is_offsets_into_the_file() -> None:
     assert yamlpos.is_scalar(node)
     b = yamlpos.scalar_token(source, node)
     assert b.text == "x\ty" and b.positions == (Pos(2, 7), Pos(2, 8), Pos(2, 10), Pos(2, 11))
+
+
+def test_tokens_pickle_and_copy_whatever_their_locator() -> None:
+    import copy
+    import pickle
+
+    # A closure locator (nesting composes them) cannot be pickled: a copy keeps the positions.
+    token = Token.located("--port", 5, line_locator("vllm --port")).moved(
+        lambda p: Pos(p.line + 2, p.column)
+    )
+    for copied in (pickle.loads(pickle.dumps(token)), copy.deepcopy(token), copy.copy(token)):
+        assert copied == token and copied.span == Span(Pos(3, 6), Pos(3, 12))
+    chars = Chars.at("ab", range(3), lambda offset: Pos(1, offset + 1))
+    assert pickle.loads(pickle.dumps(chars)).positions == chars.positions

@@ -7,11 +7,11 @@ YAML; a byte-level prefilter drops every file that cannot launch vLLM before any
 from __future__ import annotations
 
 import errno
-import importlib
+import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -28,6 +28,20 @@ _COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$|\.compose\.ya?m
 _COMPOSE_CONTENT = re.compile(rb"^services:[ \t]*(#.*)?\r?$", re.MULTILINE)
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash"})
 _SBATCH = re.compile(rb"^#SBATCH[ \t]", re.MULTILINE)
+# What the YAML kinds' claims look for (``yaml_kind``).
+_VALUES_NAME = re.compile(r"(^|[-_.])values([-_.][^/]*)?\.ya?ml$")
+_API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
+_KIND = re.compile(rb"^kind:", re.MULTILINE)
+_ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
+_RUNS = re.compile(rb"^runs:", re.MULTILINE)
+_JOBS = re.compile(rb"^jobs:", re.MULTILINE)
+_RUNS_ON = re.compile(rb"^\s+runs-on:", re.MULTILINE)
+_RESOURCES = re.compile(rb"^resources:", re.MULTILINE)
+_SKY_SHELL = re.compile(rb"^(run|setup):", re.MULTILINE)
+_DSTACK_TYPE = re.compile(rb"^type:[ \t]*['\"]?(service|task|dev-environment)\b", re.MULTILINE)
+_COMMANDS = re.compile(rb"^commands:", re.MULTILINE)
+_OTHER_YAML = re.compile(rb"^(apiVersion|kind|services|jobs|runs|resources|steps):", re.MULTILINE)
+VLLM_CONFIG_GLOBS = ("*vllm*config*.y*ml", "vllm*.yaml", "vllm*.yml")
 
 
 @dataclass(frozen=True)
@@ -240,7 +254,7 @@ def kind_of(path: str, data: bytes) -> str | None:
     if "shell" in tags or "bash" in tags or "zsh" in tags:
         return "shell"
     if "yaml" in tags:
-        return _yaml_kind(path, data)
+        return yaml_kind(path, data)
     if "markdown" in tags:
         return "markdown"
     lowered = name.lower()
@@ -265,25 +279,77 @@ def kind_of(path: str, data: bytes) -> str | None:
     return None
 
 
-# YAML kinds in the order they are tried: each module's ``claims(path, data)`` looks at the
-# name and the bytes only (no parsing), so the first claim wins cheaply.
-YAML_KINDS: tuple[tuple[str, str], ...] = (
-    ("compose", "vlint.discover"),
-    ("helm", "vlint.extract.helm"),
-    ("kubernetes", "vlint.extract.kubernetes"),
-    ("launcher", "vlint.extract.launcher"),
-    ("vllm-config", "vlint.extract.vllm_config"),
-)
-
-
-def claims(path: str, data: bytes) -> bool:
-    """The compose claim: a compose file name, or a top-level ``services:`` key."""
+def compose_claims(path: str, data: bytes) -> bool:
+    """A compose file: a compose file name, or a top-level ``services:`` key."""
     return bool(_COMPOSE_NAME.search(os.path.basename(path)) or _COMPOSE_CONTENT.search(data))
 
 
-def _yaml_kind(path: str, data: bytes) -> str | None:
-    for kind, module in YAML_KINDS:
-        if importlib.import_module(module).claims(path, data):
+claims = compose_claims  # the name the other kinds' claims had in their extractors
+
+
+def helm_claims(path: str, data: bytes) -> bool:
+    """A chart template (``{{`` in a resource, or a file under a chart's ``templates/``) or a
+    values file (``values*.yaml``)."""
+    name = os.path.basename(path)
+    if _VALUES_NAME.search(name) and not kubernetes_claims(path, data):
+        return True
+    if b"{{" not in data:
+        return False
+    return kubernetes_claims(path, data) or _in_chart_templates(path)
+
+
+def _in_chart_templates(path: str) -> bool:
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.basename(folder) != "templates":
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return os.path.isfile(os.path.join(os.path.dirname(folder), "Chart.yaml"))
+
+
+def kubernetes_claims(path: str, data: bytes) -> bool:
+    """A Kubernetes resource: top-level ``apiVersion:`` and ``kind:`` keys."""
+    return bool(_API_VERSION.search(data) and _KIND.search(data))
+
+
+def launcher_claims(path: str, data: bytes) -> bool:
+    """A workflow or composite action, a SkyPilot task, or a dstack configuration."""
+    normalised = path.replace(os.sep, "/")
+    name = os.path.basename(normalised)
+    if "/.github/workflows/" in "/" + normalised:
+        return True
+    if _ACTION_NAME.search(name) and _RUNS.search(data):
+        return True
+    if _JOBS.search(data) and _RUNS_ON.search(data):
+        return True
+    if _RESOURCES.search(data) and _SKY_SHELL.search(data):
+        return True
+    return bool(_DSTACK_TYPE.search(data) and _COMMANDS.search(data))
+
+
+def vllm_config_claims(path: str, data: bytes) -> bool:
+    """A file named like a vLLM config that is not another kind of YAML."""
+    name = os.path.basename(path).lower()
+    return (any(fnmatch.fnmatch(name, g) for g in VLLM_CONFIG_GLOBS)
+            and not _OTHER_YAML.search(data))
+
+
+# YAML kinds in the order they are tried: each claim looks at the name and the bytes only (no
+# parsing), so the first claim wins cheaply.
+YAML_KINDS: tuple[tuple[str, Callable[[str, bytes], bool]], ...] = (
+    ("compose", compose_claims),
+    ("helm", helm_claims),
+    ("kubernetes", kubernetes_claims),
+    ("launcher", launcher_claims),
+    ("vllm-config", vllm_config_claims),
+)
+
+
+def yaml_kind(path: str, data: bytes) -> str | None:
+    """The kind of a YAML file (or Markdown block), or None for YAML that launches nothing."""
+    for kind, claimed in YAML_KINDS:
+        if claimed(path, data):
             return kind
     return None
 

@@ -218,7 +218,7 @@ def test_a_file_deleted_during_the_run(
                 doomed.unlink()  # found by discovery, gone before it is read
             yield path
 
-    monkeypatch.setattr(discover, "walk", walk_then_delete)
+    monkeypatch.setattr("vlint.engine.read.walk", walk_then_delete)  # where the engine finds it
     code, findings, err = _run(capsys, str(folder))
     assert code == 1 and _linted_good(findings, folder)
     assert f"{doomed}: skipped (No such file or directory)" in err

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vlint.filter.suppress import Known, UnknownCode
+from vlint.config.codes import Known, UnknownCode
 from vlint.knowledge import catalog
 from vlint.render import outputs
 

@@ -18,12 +18,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vlint.config.codes import Known, UnknownCode
 from vlint.config.presets import combine
 from vlint.discover import Refused, confined_read, linted_roots, repository_root
 from vlint.errors import ConfigError
-# The code lookup moves to vlint.checks.codes (with the rule registry); until then it is the
-# suppressions' (an upward import, the last one of this layer).
-from vlint.filter.suppress import Known, UnknownCode
 from vlint.knowledge import catalog
 from vlint.model import Severity
 from vlint.settings import Settings

@@ -550,6 +550,16 @@ def _gap(code: str, invocation: Invocation, message: str, judge: _Judge,
     )
 
 
+def numbered(launches: Sequence[Invocation]) -> dict[int, int]:
+    """Each invocation's index among its file's (by ``id``), as the engine numbers findings."""
+    counts: dict[str, int] = {}
+    numbers: dict[int, int] = {}
+    for invocation in launches:
+        numbers[id(invocation)] = counts.get(invocation.path, 0)
+        counts[invocation.path] = numbers[id(invocation)] + 1
+    return numbers
+
+
 def report_roots(report: Report, roots: Sequence[str] = ()) -> list[str]:
     """The folders a report's files come from, with ``roots``: what the sandbox protects."""
     return [*roots, *sorted({str(Path(p).parent) for p in report.sources if p != "-"})]
@@ -605,6 +615,7 @@ def _annotate(report: Report, probe: Probe, judge: _Judge, allow_code: bool = Fa
     explained: dict[int, bool] = {}
     mentioned: dict[int, set[str]] = {}
     findings: list[Finding] = []
+    number = numbered(launches)
     probe_version = Version(judge.release)
     for finding in report.findings:
         invocation = _owner(finding, launches)
@@ -644,12 +655,14 @@ def _annotate(report: Report, probe: Probe, judge: _Judge, allow_code: bool = Fa
         if answer.reply is None or answer.reply.get("probe_failure"):
             continue
         if not answer.ok and not explained.get(key, False):
-            findings.append(_gap("VL901", invocation, answer.error, judge,
-                                 bool(answer.reply.get("stand_in"))))
+            findings.append(replace(_gap("VL901", invocation, answer.error, judge,
+                                         bool(answer.reply.get("stand_in"))),
+                                    invocation=number[key]))
         for warning in answer.warnings:
             if warning not in judge.baseline and warning not in mentioned.get(key, set()):
-                findings.append(_gap("VL902", invocation, warning, judge,
-                                     bool(answer.reply.get("stand_in"))))
+                findings.append(replace(_gap("VL902", invocation, warning, judge,
+                                             bool(answer.reply.get("stand_in"))),
+                                        invocation=number[key]))
     findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     return replace(report, findings=findings)
 

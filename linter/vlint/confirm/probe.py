@@ -70,9 +70,10 @@ _WORK: list[str] = []
 def release() -> str:
     """The vLLM release this interpreter loads: ``vllm.__version__``, else its distribution's."""
     try:
-        import vllm  # type: ignore[import-not-found]  # lazy: vLLM loads on the first request
+        from vllm import (  # type: ignore[import-not-found]
+            __version__ as version,  # lazy: vLLM loads on the first request
+        )
 
-        version = getattr(vllm, "__version__", None)
         if isinstance(version, str) and version and version != "dev":
             return version.split("+")[0]
     except Exception:
@@ -114,8 +115,8 @@ def standin_model(context: int) -> str:
 def write_standin_model(folder: Path, context: int) -> None:
     """Write the stand-in model into ``folder``; needs the ``tokenizers`` library (vLLM has it).
     ``tools/vllm_env.py`` uses it too, for the cached model of the tests."""
-    from tokenizers import (  # type: ignore[import-not-found]  # lazy: only a stand-in model
-        Tokenizer, decoders, models, pre_tokenizers, trainers)
+    from tokenizers import (  # type: ignore[import-not-found]
+        Tokenizer, decoders, models, pre_tokenizers, trainers)  # lazy: only a stand-in model
 
     folder.mkdir(parents=True, exist_ok=True)
     config = dict(STANDIN_CONFIG, max_position_embeddings=context)
@@ -165,7 +166,9 @@ def keywords(callee: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     if callee not in ("EngineArgs", "AsyncEngineArgs"):
         return {"ok": False, "error": f"callee {callee!r} is not reproduced by this probe",
                 "probe_failure": True}
-    from vllm.engine import arg_utils  # type: ignore[import-not-found]  # lazy: vLLM, on request
+    from vllm.engine import (  # type: ignore[import-not-found]
+        arg_utils,  # lazy: vLLM, asked for keywords
+    )
 
     model = kwargs.get("model")
     local = isinstance(model, str) and os.path.isdir(model)

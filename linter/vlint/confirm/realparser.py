@@ -408,7 +408,9 @@ def engine_config(real: RealParser, argv: list[str], model_dir: str) -> dict[str
     ns, report = parse_namespace(real, argv)
     if ns is None:
         return report
-    from vllm.engine.arg_utils import EngineArgs  # type: ignore[import-not-found]  # lazy: vLLM
+    from vllm.engine.arg_utils import (  # type: ignore[import-not-found]
+        EngineArgs,  # lazy: vLLM, asked for an engine configuration
+    )
 
     if getattr(ns, "model_tag", None):
         ns.model = ns.model_tag

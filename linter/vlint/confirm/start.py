@@ -35,7 +35,7 @@ from typing import Literal
 from vlint.checks import model_specific, rule_module
 from vlint.checks.base import rule_finding
 from vlint.checks.setting_changed_at_start import RULE as CHANGED_RULE
-from vlint.confirm import (TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner,
+from vlint.confirm import (TUNING_VLLM_ENV, Sandbox, VLLMPython, _owner, numbered,
                            find_python, loopback_words, python_command, refusal, report_roots,
                            sandbox, stop_tree, stopping_children)
 from vlint.engine.report import Report
@@ -475,18 +475,20 @@ def confirm_report(report: Report, python: VLLMPython | str | None = None, *,
                 "not about one vLLM invocation")
             findings.append(replace(finding, confirmation=_confirmation(finding, got,
                                                                         stand_in_model)))
+        number = numbered(launches)
         for invocation in launches:
             got = outcome_of(invocation)
             if isinstance(got, str):
                 continue
             mark = Confirmation("confirmed", "start", got.release or None, "vLLM's start-up log")
-            findings += [replace(f, confirmation=mark)
+            findings += [replace(f, confirmation=mark, invocation=number[id(invocation)])
                          for f in setting_findings(invocation, got, stand_in_model)]
             if got.state == "exited" and not any(
                     f.confirmation is not None and f.confirmation.state == "confirmed"
                     and f.severity == "error" and _owner(f, [invocation]) is invocation
                     for f in findings):
-                findings.append(_unpredicted(invocation, got))
+                findings.append(replace(_unpredicted(invocation, got),
+                                        invocation=number[id(invocation)]))
     findings.sort(key=lambda f: (f.path, f.span.start, f.code, f.message))
     return replace(report, findings=findings)
 

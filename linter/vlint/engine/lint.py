@@ -21,8 +21,7 @@ from vlint.engine.agree import NOT_FIXED
 from vlint.engine.file import check_invocation, lint_file
 from vlint.engine.parallel import Entry, GroupWork, Queued, in_parallel
 from vlint.engine.read import Counted, read, read_referenced
-from vlint.knowledge.catalog import release_list
-from vlint.engine.report import FileResult, Report, sort_findings
+from vlint.engine.report import Report, sort_findings
 from vlint.extract.vllm_config import KIND, referenced_by
 from vlint.filter.selection import filter_findings
 from vlint.filter.suppress import mentions
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Collected", "Report", "check_invocation", "collect", "defaulted_note", "finish", "lint",
-    "lint_file", "lint_text", "release_list",
+    "lint_file", "lint_text",
 ]
 
 

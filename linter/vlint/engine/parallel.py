@@ -69,22 +69,28 @@ def in_parallel(entries: list[Entry], requested: int, work: list[GroupWork]) -> 
         yield from entries
         return
     import multiprocessing  # lazy: only a run with many files forks
+    import pickle  # lazy: only a run with many files forks
 
     size = -(-len(files) // (jobs * 4))
     chunks = [(start, min(start + size, len(files))) for start in range(0, len(files), size)]
     _WORK = (files, work)
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = (part for chunk in pool.imap(_lint_chunk, chunks) for part in chunk)
+            # Read back here, not in the pool's result thread: a result that cannot be read
+            # then raises in the run instead of leaving it waiting for the lost chunk forever.
+            parts = (part for chunk in pool.imap(_lint_chunk, chunks)
+                     for part in pickle.loads(chunk))
             for entry in entries:
                 yield entry if isinstance(entry, str) else replace(entry, part=next(parts))
     finally:
         _WORK = None
 
 
-def _lint_chunk(bounds: tuple[int, int]) -> list[FileResult]:
+def _lint_chunk(bounds: tuple[int, int]) -> bytes:
     """In a worker: each file of the chunk linted, without its launches (sending every token
-    back would cost as much as a fifth of the linting; see ``Settings.jobs``)."""
+    back would cost as much as a fifth of the linting; see ``Settings.jobs``), pickled."""
+    import pickle  # lazy: only a run with many files forks
+
     assert _WORK is not None
     files, work = _WORK
     parts = []
@@ -92,4 +98,4 @@ def _lint_chunk(bounds: tuple[int, int]) -> list[FileResult]:
         settings, releases, budget = work[file.group]
         part = lint_file(file.source, settings, releases, budget=budget)
         parts.append(replace(part, launches=()))
-    return parts
+    return pickle.dumps(parts)

@@ -417,8 +417,11 @@ def _environment(
     return deployment.environment(found)
 
 
-def _deployment(source: SourceIndex, service: Node, variables: Mapping[str, str]) -> Deployment:
-    """What a service states about its container, besides its command."""
+def _deployment(
+    source: SourceIndex, service: Node, variables: Mapping[str, str], image_chars: Chars | None
+) -> Deployment:
+    """What a service states about its container, besides its command (``image_chars``: its
+    ``image:``, read already)."""
 
     def scalar(node: Node | None) -> Token | None:
         chars = None if node is None else _scalar_chars(source, node, variables)
@@ -431,7 +434,7 @@ def _deployment(source: SourceIndex, service: Node, variables: Mapping[str, str]
             node = yamlpos.mapping_get(node, key)
         return node
 
-    image = scalar(get(service, "image"))
+    image = None if image_chars is None else image_chars.token()
     ipc = scalar(get(service, "ipc"))
     shm = scalar(get(service, "shm_size"))
     return Deployment(
@@ -602,10 +605,10 @@ def _service(
 ) -> list[Invocation]:
     if yamlpos.mapping_node(service) is None:
         return []
-    facts = _deployment(source, service, variables)
     image_node = yamlpos.mapping_get(service, "image")
     image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
     image = image_chars.text if image_chars is not None else None
+    facts = _deployment(source, service, variables, image_chars)
     vllm_image = is_vllm_image(image)
     entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
     command = _argv(source, yamlpos.mapping_get(service, "command"), variables)

@@ -141,11 +141,10 @@ def _from(
 ) -> _Stage:
     words = [w for w in split_words(args) if not w.text.startswith("--")]
     if not words:
-        return _Stage(None, Span(args.positions[0], args.positions[-1]))
+        return _Stage(None, Span(args.pos(0), args.pos(-1)))
     written = words[0]
-    image = _interpolate(Chars(written.text, written.positions, (written.literal,) *
-                               len(written.text)), global_args, budget)
-    span = Span(written.positions[0], written.positions[-1])
+    image = _interpolate(Chars.of(written), global_args, budget)
+    span = written.span
     parent = stages.get(image.text.lower())
     if parent is not None:
         stage = _Stage(parent.base, parent.base_span, parent.entrypoint, parent.cmd, False,
@@ -164,8 +163,7 @@ def _arg(
     for word in split_words(args):
         name, equals, _ = word.text.partition("=")
         if equals:
-            chars = Chars(word.text, word.positions, (word.literal,) * len(word.text))
-            value = _interpolate(chars.slice(len(name) + 1, len(word.text)), scope, budget)
+            value = _interpolate(Chars.of(word).slice(len(name) + 1), scope, budget)
             scope[name] = value.text
         elif stage is not None and name in global_args:
             scope[name] = global_args[name]
@@ -190,8 +188,8 @@ def _assignments(
         if written is None:
             continue
         after = written.value
-        chars = Chars(after.text, after.positions, (after.literal,) * len(after.text))
-        found.append(replace(written, value=_interpolate(chars, variables, budget).token()))
+        interpolated = _interpolate(Chars.of(written.value), variables, budget).token()
+        found.append(replace(written, value=interpolated))
     return found
 
 
@@ -243,7 +241,7 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
     elif cmd is not None and cmd.shell is not None:
         if entrypoint is None:
             return _shell(path, cmd.shell)
-        at = cmd.shell.positions[0]
+        at = cmd.shell.pos(0)
         cmd_words = (_made_up("/bin/sh", at), _made_up("-c", at), cmd.shell.token())
     if entrypoint is not None and entrypoint.words is not None:
         return recognise_all((*entrypoint.words, *cmd_words), path=path, kind=KIND)

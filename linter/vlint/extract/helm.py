@@ -32,10 +32,13 @@ from typing import TYPE_CHECKING
 from vlint.errors import Unparsable
 from vlint.extract import deployment, kubernetes
 from vlint.extract.argv import is_server_image, recognise_all, release_from_image
-from vlint.extract.kubernetes import claims as is_resource
 from vlint.model import Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.yamlpos import SourceIndex
+from vlint.discover import helm_claims
+
+# The kind's claim lives with kind detection (``vlint.discover``).
+claims = helm_claims
 
 if TYPE_CHECKING:
     from vlint.extract.nested import ExtractContext
@@ -46,32 +49,10 @@ if TYPE_CHECKING:
 
 KIND = "helm"
 _PLACEHOLDER = "x"
-_VALUES_NAME = re.compile(r"(^|[-_.])values([-_.][^/]*)?\.ya?ml$")
 _DOCUMENT = re.compile(r"^---", re.MULTILINE)
 _ARG_LISTS = ("args", "extraArgs")
 _MAX_DEPTH = 64
 _OPENERS = frozenset({"if", "with", "range", "define", "block"})
-
-
-def claims(path: str, data: bytes) -> bool:
-    """A chart template (``{{`` in a resource, or a file under a chart's ``templates/``) or a
-    values file (``values*.yaml``)."""
-    name = os.path.basename(path)
-    if _VALUES_NAME.search(name) and not is_resource(path, data):
-        return True
-    if b"{{" not in data:
-        return False
-    return is_resource(path, data) or _in_chart_templates(path)
-
-
-def _in_chart_templates(path: str) -> bool:
-    folder = os.path.dirname(os.path.abspath(path))
-    while os.path.basename(folder) != "templates":
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-    return os.path.isfile(os.path.join(os.path.dirname(folder), "Chart.yaml"))
 
 
 def mask(text: str) -> tuple[str, dict[Pos, str]]:

@@ -30,6 +30,10 @@ from vlint.model import (
     Token,
 )
 from vlint.syntax import yamlpos
+from vlint.discover import kubernetes_claims
+
+# The kind's claim lives with kind detection (``vlint.discover``).
+claims = kubernetes_claims
 
 if TYPE_CHECKING:
     from vlint.extract.nested import ExtractContext
@@ -38,8 +42,6 @@ if TYPE_CHECKING:
     from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "kubernetes"
-_API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
-_KIND = re.compile(rb"^kind:", re.MULTILINE)
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _CONTAINER_LISTS = ("containers", "initContainers")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
@@ -52,11 +54,6 @@ _MAX_DEPTH = 64
 # Characters of the file that stand for values nobody can know statically (Helm templates),
 # with the character originally written there.
 Unresolved = Mapping[Pos, str]
-
-
-def claims(path: str, data: bytes) -> bool:
-    """A Kubernetes resource: top-level ``apiVersion:`` and ``kind:`` keys."""
-    return bool(_API_VERSION.search(data) and _KIND.search(data))
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
@@ -222,7 +219,9 @@ class _Reader:
                     if m.memory and m.target.value == "/dev/shm" and m.source is not None
                     and m.source.value in volumes), None)
         host_ipc = self.token(yamlpos.mapping_get(pod, "hostIPC")) if pod is not None else None
-        links = self.token(yamlpos.mapping_get(pod, "enableServiceLinks")) if pod else None
+        links = (
+            self.token(yamlpos.mapping_get(pod, "enableServiceLinks")) if pod is not None else None
+        )
         return Deployment(
             gpus=self.gpus(yamlpos.mapping_get(node, "resources")),
             ipc=None if host_ipc is None else deployment.at(

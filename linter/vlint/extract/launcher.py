@@ -20,6 +20,10 @@ from vlint.extract import deployment, shell
 from vlint.extract.argv import release_from_image
 from vlint.model import Deployment, GpuCount, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
+from vlint.discover import launcher_claims
+
+# The kind's claim lives with kind detection (``vlint.discover``).
+claims = launcher_claims
 
 if TYPE_CHECKING:
     from vlint.extract.nested import ExtractContext
@@ -28,29 +32,6 @@ if TYPE_CHECKING:
     from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "launcher"
-_ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
-_RUNS = re.compile(rb"^runs:", re.MULTILINE)
-_JOBS = re.compile(rb"^jobs:", re.MULTILINE)
-_RUNS_ON = re.compile(rb"^\s+runs-on:", re.MULTILINE)
-_RESOURCES = re.compile(rb"^resources:", re.MULTILINE)
-_SKY_SHELL = re.compile(rb"^(run|setup):", re.MULTILINE)
-_DSTACK_TYPE = re.compile(rb"^type:[ \t]*['\"]?(service|task|dev-environment)\b", re.MULTILINE)
-_COMMANDS = re.compile(rb"^commands:", re.MULTILINE)
-
-
-def claims(path: str, data: bytes) -> bool:
-    """A workflow or composite action, a SkyPilot task, or a dstack configuration."""
-    normalised = path.replace(os.sep, "/")
-    name = os.path.basename(normalised)
-    if "/.github/workflows/" in "/" + normalised:
-        return True
-    if _ACTION_NAME.search(name) and _RUNS.search(data):
-        return True
-    if _JOBS.search(data) and _RUNS_ON.search(data):
-        return True
-    if _RESOURCES.search(data) and _SKY_SHELL.search(data):
-        return True
-    return bool(_DSTACK_TYPE.search(data) and _COMMANDS.search(data))
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:

@@ -20,11 +20,10 @@ snippet does not stop the rest of the document from being linted.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Iterator
 
-from vlint.discover import YAML_KINDS
+from vlint.discover import yaml_kind
 from vlint.errors import Unparsable
 from vlint.extract import EXTRACTORS, extractor, shell
 from vlint.extract.deployment import enclosed
@@ -137,11 +136,7 @@ def _nested(path: str, kind: str, block: Embedded, context: ExtractContext) -> l
 
 
 def _yaml_kind(path: str, text: str) -> str | None:
-    data = text.encode("utf-8")
-    for kind, module in YAML_KINDS:
-        if importlib.import_module(module).claims(path, data):
-            return kind
-    return None
+    return yaml_kind(path, text.encode("utf-8"))
 
 
 def _is_transcript(text: str) -> bool:

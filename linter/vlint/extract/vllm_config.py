@@ -17,7 +17,6 @@ at the YAML value.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -30,6 +29,10 @@ from vlint.errors import Unparsable
 from vlint.knowledge import catalog
 from vlint.model import Entry, Invocation, Span, Token
 from vlint.syntax import yamlpos
+from vlint.discover import vllm_config_claims
+
+# The kind's claim lives with kind detection (``vlint.discover``).
+claims = vllm_config_claims
 
 if TYPE_CHECKING:
     from vlint.extract.nested import ExtractContext
@@ -41,8 +44,6 @@ KIND = "vllm-config"
 # The values a file may hold once its aliases are expanded; nested aliases can make a small file
 # expand to billions ("billion laughs"), which is reported as unparsable instead.
 MAX_VALUES = 20_000
-GLOBS = ("*vllm*config*.y*ml", "vllm*.yaml", "vllm*.yml")
-_OTHER_YAML = re.compile(rb"^(apiVersion|kind|services|jobs|runs|resources|steps):", re.MULTILINE)
 _BOOLS = {
     **dict.fromkeys("yes Yes YES true True TRUE on On ON".split(), True),
     **dict.fromkeys("no No NO false False FALSE off Off OFF".split(), False),
@@ -56,12 +57,6 @@ _FLOAT = re.compile(
     r"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
     r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
 )
-
-
-def claims(path: str, data: bytes) -> bool:
-    """A file named like a vLLM config that is not another kind of YAML."""
-    name = os.path.basename(path).lower()
-    return any(fnmatch.fnmatch(name, g) for g in GLOBS) and not _OTHER_YAML.search(data)
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:

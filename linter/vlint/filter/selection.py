@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from vlint.syntax.globs import PathMatcher, matcher
 from vlint.model import Finding
-# The codes a selection or suppression may name live with the suppressions, the lower layer;
-# they are re-exported here for the command line and the configuration.
-from vlint.filter.suppress import EVERY, Known, Selected, UnknownCode, apply, rule_code
+# The codes a selection or suppression may name (vlint.config.codes), re-exported.
+from vlint.config.codes import EVERY, Known, UnknownCode, rule_code
+from vlint.filter.suppress import Selected, apply
 
 __all__ = ["EVERY", "Known", "UnknownCode", "filter_findings", "matches", "rule_code", "selector"]
 

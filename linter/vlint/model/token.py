@@ -146,6 +146,10 @@ class Token:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Token is immutable: cannot set {name!r}")
 
+    def __reduce__(self) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool]]:
+        # A locator may be a closure (nesting composes them): a copy keeps the positions.
+        return Token, (self.text, self.positions, self.literal)
+
 
 Entry = Literal["serve", "api_server"]
 

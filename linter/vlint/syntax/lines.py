@@ -59,6 +59,11 @@ class Chars:
         chars._init(text, offsets, locate, literal)
         return chars
 
+    @classmethod
+    def of(cls, token: Token) -> Chars:
+        """A token's characters, each flagged with the token's ``literal``."""
+        return cls.at(token.text, token.offsets, token.locator, (token.literal,) * len(token.text))
+
     @property
     def positions(self) -> tuple[Pos, ...]:
         """Every character's position plus the end's (made on first use)."""
@@ -105,6 +110,10 @@ class Chars:
 
     def __repr__(self) -> str:
         return f"Chars(text={self.text!r}, positions={self.positions!r})"
+
+    def __reduce__(self) -> tuple[type[Chars], tuple[str, tuple[Pos, ...], tuple[bool, ...]]]:
+        # A locator may be a closure (nesting composes them): a copy keeps the positions.
+        return Chars, (self.text, self.positions, self.literal)
 
 
 def strip_blanks(chars: Chars, blanks: str) -> Chars:
