@@ -191,7 +191,8 @@ def test_relocation_moves_every_field_of_an_invocation() -> None:
         before, after = getattr(invocation, f.name), getattr(relocated, f.name)
         assert _positions(after) == [block.move(p) for p in _positions(before)], f.name
     # Every field that can hold a position was given one, so each was checked above.
-    holding = [f.name for f in dataclasses.fields(Invocation) if _positions(getattr(invocation, f.name))]
+    fields = dataclasses.fields(Invocation)
+    holding = [f.name for f in fields if _positions(getattr(invocation, f.name))]
     assert {"anchor", "args", "keywords", "deployment", "repeated_entry", "line_breaks",
             "config_false"} <= set(holding)
     assert all(p.line == 40 for p in _positions(relocated))
@@ -231,7 +232,8 @@ def test_a_fence_is_its_text_alone_moved_into_the_file(language: str) -> None:
     inside = markdown.extract("README.md", text)
     alone = extractor(STANDALONE[language]).extract("README.md", body)
     assert inside and len(inside) == len(alone)
-    block = Embedded(body, tuple(range(6, 6 + body.count("\n") + 1)), (len(indent),) * (body.count("\n") + 1))
+    lines = body.count("\n") + 1
+    block = Embedded(body, tuple(range(6, 6 + lines)), (len(indent),) * lines)
     for got, expected in zip(inside, alone):
         assert _positions(got) == _positions(moved(expected, block.move))
 
@@ -240,7 +242,8 @@ def test_a_fence_is_its_text_alone_moved_into_the_file(language: str) -> None:
 
 
 def _fence(commands: int) -> str:
-    lines = [f"vllm serve m{i} --port {8000 + i} \\\n  --max-model-len 16k" for i in range(commands)]
+    lines = [f"vllm serve m{i} --port {8000 + i} \\\n  --max-model-len 16k"
+             for i in range(commands)]
     return "# doc\n\n```bash\n" + "\n".join(lines) + "\n```\n"
 
 

@@ -161,7 +161,8 @@ def test_chars_slices_and_tokens_share_the_locator() -> None:
     assert calls == []
     assert word.text == "serve" and word.span == Span(Pos(1, 10), Pos(1, 15))
     assert chars.locate(99) == Pos(1, 15)
-    assert Chars("ab", (Pos(1, 1), Pos(1, 2), Pos(1, 3))).token(1).span == Span(Pos(1, 2), Pos(1, 3))
+    explicit = Chars("ab", (Pos(1, 1), Pos(1, 2), Pos(1, 3)))
+    assert explicit.token(1).span == Span(Pos(1, 2), Pos(1, 3))
 
 
 def test_a_yaml_scalar_token_is_offsets_into_the_file() -> None:

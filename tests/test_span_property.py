@@ -120,7 +120,8 @@ def kubernetes(rng: random.Random, argv: list[str], env: str) -> Host:
         container += "          args:\n" + _block(rng, argv, "            ")
     else:
         script = " ".join(["vllm", "serve", *argv])
-        container += f'          command: ["/bin/sh", "-c"]\n          args:\n            - {script}\n'
+        container += ('          command: ["/bin/sh", "-c"]\n'
+                      f"          args:\n            - {script}\n")
     text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: vllm\nspec:\n  template:\n"
             "    spec:\n      containers:\n" + container)
     return Host("deployment.yaml", "kubernetes", text)
@@ -158,7 +159,8 @@ def python(rng: random.Random, argv: list[str], env: str) -> Host:
         if flag.startswith("--") and not value.startswith("--") and not iskeyword(name):
             pairs.setdefault(name, value)
     keywords = ", ".join(f"{name}={value!r}" for name, value in pairs.items())
-    text = f"from vllm import LLM\n\nllm = LLM(model={argv[0]!r}{', ' if keywords else ''}{keywords})\n"
+    call = ", ".join([f"model={argv[0]!r}", *([keywords] if keywords else [])])
+    text = f"from vllm import LLM\n\nllm = LLM({call})\n"
     return Host("run.py", "python", text)
 
 
@@ -196,7 +198,8 @@ def _all_positions(value: Any) -> list[Pos]:
     if isinstance(value, Mapping):
         return [p for item in value.values() for p in _all_positions(item)]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [p for f in dataclasses.fields(value) for p in _all_positions(getattr(value, f.name))]
+        fields = dataclasses.fields(value)
+        return [p for f in fields for p in _all_positions(getattr(value, f.name))]
     return []
 
 

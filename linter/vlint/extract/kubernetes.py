@@ -137,10 +137,11 @@ class _Reader:
     def _token(self, node: Node) -> Token | None:
         if not yamlpos.is_scalar(node) or yamlpos.is_null(node):
             return None
-        value = yamlpos.scalar_value(node)
-        positions = yamlpos.scalar_positions(self.source, node)
-        literal = not any(p in self.unresolved for p in positions[:-1])
-        return Token(value, positions, literal)
+        token = yamlpos.scalar_token(self.source, node)
+        # (Only a Helm template has unresolved places; a manifest's scalars stay unpositioned.)
+        if self.unresolved and any(p in self.unresolved for p in token.positions[:-1]):
+            return token.with_text(token.text, literal=False)
+        return token
 
     def words(self, node: Node | None) -> list[Token] | None:
         """A list of strings (``command:``, ``args:``); None when absent or not a list."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, shell
 from vlint.extract.argv import release_from_image
-from vlint.model import Deployment, GpuCount, Invocation, Located, Pos, Token
+from vlint.model import Deployment, GpuCount, Invocation, Located, Pos
 from vlint.syntax import yamlpos
 from vlint.discover import launcher_claims
 
@@ -60,7 +60,7 @@ def _accelerators(source: SourceIndex, document: Node) -> Located[GpuCount | Non
     node = yamlpos.mapping_get(resources, "accelerators")
     if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
         return None
-    token = Token(yamlpos.scalar_value(node), yamlpos.scalar_positions(source, node))
+    token = yamlpos.scalar_token(source, node)
     name, colon, count = token.text.partition(":")
     known = bool(name.strip()) and "{" not in token.text and "," not in token.text
     value = (deployment.gpu_count(count) if colon else 1) if known else None
@@ -106,11 +106,11 @@ def _shell(path: str, source: SourceIndex, node: Node) -> list[Invocation]:
     assert yamlpos.is_scalar(node)
     if yamlpos.is_null(node):
         return []
-    positions = yamlpos.scalar_positions(source, node)
-    last = len(positions) - 1
+    offsets = yamlpos.scalar_offsets(source, node)
+    last = len(offsets) - 1
 
     def locate(offset: int) -> Pos:
-        return positions[min(offset, last)]
+        return source.pos(offsets[min(offset, last)])
 
     found = shell.extract(path, yamlpos.scalar_value(node), locate)
     return [deployment.enclosed(invocation, KIND) for invocation in found]

@@ -114,7 +114,7 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
 def _value(source: SourceIndex, node: Node, text: str) -> Token:
     """The argument vLLM makes of a value, at the value; a converted one sits at its start."""
     if yamlpos.is_scalar(node) and yamlpos.scalar_value(node) == text:
-        return Token(text, yamlpos.scalar_positions(source, node))
+        return yamlpos.scalar_token(source, node)
     start = source.pos(node.start_mark.index)
     return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)))
 

@@ -36,10 +36,11 @@ class LineIndex:
     for: every reader of a file (extractor, suppressions, nested blocks) shares one.
     """
 
-    __slots__ = ("starts", "text")
+    __slots__ = ("_size", "starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._size = len(text)
         starts = [0]
         find = text.find
         index = find("\n")
@@ -54,14 +55,19 @@ class LineIndex:
 
     def pos(self, offset: int) -> Pos:
         """The position of the character at ``offset`` (clamped to the text and its end)."""
-        offset = max(0, min(offset, len(self.text)))
-        line = bisect_right(self.starts, offset) - 1
-        return Pos(line + 1, offset - self.starts[line] + 1)
+        if offset < 0:
+            offset = 0
+        elif offset > self._size:
+            offset = self._size
+        starts = self.starts
+        line = bisect_right(starts, offset) - 1
+        return Pos(line + 1, offset - starts[line] + 1)
 
     def locate(self, offset: int) -> Pos:
         """The position of ``offset``; past the end it runs on along the last line."""
-        line = bisect_right(self.starts, offset) - 1
-        return Pos(line + 1, offset - self.starts[line] + 1)
+        starts = self.starts
+        line = bisect_right(starts, offset) - 1
+        return Pos(line + 1, offset - starts[line] + 1)
 
     def offset(self, pos: Pos) -> int:
         """The offset of a position in this text (the inverse of ``pos`` inside the text)."""

@@ -58,14 +58,12 @@ class SourceIndex:
     The text's one line table (``LineIndex.of``), shared with every other reader of the file.
     """
 
-    __slots__ = ("_index", "text")
+    __slots__ = ("pos", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._index = LineIndex.of(text)
-
-    def pos(self, offset: int) -> Pos:
-        return self._index.pos(offset)
+        # The offset (clamped to the text) as a position: the table's own method, no wrapper.
+        self.pos: Callable[[int], Pos] = LineIndex.of(text).pos
 
 
 def compose_documents(text: str) -> list[Node] | None:
