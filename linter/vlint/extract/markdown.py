@@ -21,13 +21,13 @@ snippet does not stop the rest of the document from being linted.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from vlint.discover import yaml_kind
 from vlint.errors import Unparsable
-from vlint.extract import EXTRACTORS, extractor, shell
+from vlint.extract import compose, dockerfile, helm, kubernetes, launcher, python, shell, vllm_config
 from vlint.extract.deployment import enclosed
-from vlint.extract.nested import Embedded, ExtractContext, embedded, relocate
+from vlint.extract.nested import Embedded, ExtractContext, Extractor, embedded, relocate
 from vlint.model import Invocation
 
 KIND = "markdown"
@@ -127,11 +127,25 @@ def _shell(path: str, block: Embedded, context: ExtractContext) -> list[Invocati
     return shell.extract(path, text, context.inner(shell.KIND, block.locate))
 
 
+# The kinds a fence can hold besides shell, each read by its own extractor.  (Imported here, not
+# through the registry in ``vlint.extract``: the registry loads this module.)
+HOSTED: Mapping[str, Extractor] = {
+    compose.KIND: compose,
+    dockerfile.KIND: dockerfile,
+    helm.KIND: helm,
+    kubernetes.KIND: kubernetes,
+    launcher.KIND: launcher,
+    python.KIND: python,
+    vllm_config.KIND: vllm_config,
+}
+
+
 def _nested(path: str, kind: str, block: Embedded, context: ExtractContext) -> list[Invocation]:
     """Another kind's extractor on the block alone, its positions moved into this file."""
-    if kind not in EXTRACTORS:
+    hosted = HOSTED.get(kind)
+    if hosted is None:
         return []
-    found = extractor(kind).extract(path, block.text, context.inner(kind))
+    found = hosted.extract(path, block.text, context.inner(kind))
     return [relocate(invocation, block) for invocation in found]
 
 
