@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import types
 from pathlib import Path
 
 import pytest
@@ -46,8 +47,18 @@ def test_escaping_and_commands() -> None:
 
 @pytest.mark.parametrize("name", sorted(RENDERERS))
 def test_every_renderer_is_importable(name: str) -> None:
-    module = importlib.import_module(RENDERERS[name])
-    assert callable(module.render) and renderer(name) is module
+    module = renderer(name)
+    assert isinstance(module, types.ModuleType) and module.__name__.startswith("vlint.render.")
+    assert importlib.import_module(module.__name__) is module and callable(module.render)
+
+
+def test_every_format_module_is_registered() -> None:
+    # A module of the render package whose ``render(report)`` prints a format is one of RENDERERS.
+    folder = Path(github.__file__).parent
+    formats = {path.stem for path in folder.glob("*.py")
+               if "\ndef render(report: Report" in path.read_text("utf-8")}
+    loaded = [renderer(name) for name in RENDERERS]
+    assert formats == {m.__name__.rsplit(".", 1)[1] for m in loaded if isinstance(m, types.ModuleType)}
 
 
 def test_ci_formats_are_registered() -> None:
