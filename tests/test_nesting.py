@@ -11,10 +11,12 @@ from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 import pytest
 
+from tests._support.reachable import positions
 from vlint.engine.lint import lint
 from vlint.extract import EXTRACTORS, ExtractContext, Extractor, extractor, markdown, nested, shell
 from vlint.extract.nested import Embedded, embedded, moved, relocate
-from vlint.model import Invocation, LineIndex, Pos, Span, Token, positions
+from vlint.model import Invocation, LineIndex, Pos, Span, Token
+from vlint.model.positions import clear_line_tables
 from vlint.settings import Settings
 
 # -- B1: the findings of a fenced YAML or Dockerfile block are at their file positions -------
@@ -66,7 +68,7 @@ def where(text: str, needle: str, occurrence: int = 0, after: int = 0) -> Pos:
     return LineIndex(text).pos(offset + after)
 
 
-def test_b1_fenced_yaml_and_dockerfile_findings_are_at_file_positions(tmp_path: Path) -> None:
+def test_b1_fenced_yaml_and_dockerfile_findings_are_at_filepositions(tmp_path: Path) -> None:
     path = tmp_path / "guide.md"
     path.write_text(GUIDE)
     report = lint([str(path)], Settings(target="0.10.1"))
@@ -147,7 +149,7 @@ def _sample(hint: Any, depth: int = 0) -> Any:
         # The first member that can hold a position, else the first that is not None.
         options = [a for a in get_args(hint) if a is not type(None)]
         samples = [_sample(a, depth + 1) for a in options]
-        with_positions = [s for s in samples if _positions(s)]
+        with_positions = [s for s in samples if positions(s)]
         return (with_positions or samples)[0]
     if origin is tuple:
         return (_sample(get_args(hint)[0], depth + 1),)
@@ -166,36 +168,19 @@ def _sample(hint: Any, depth: int = 0) -> Any:
     raise AssertionError(f"no sample for {hint!r}: teach this test the new type")
 
 
-def _positions(value: Any) -> list[Pos]:
-    """Every position reachable from ``value``."""
-    if isinstance(value, Pos):
-        return [value]
-    if isinstance(value, Span):
-        return [value.start, value.end]
-    if isinstance(value, Token):
-        return list(value.positions)
-    if isinstance(value, (tuple, list)):
-        return [p for item in value for p in _positions(item)]
-    if isinstance(value, Mapping):
-        return [p for item in value.values() for p in _positions(item)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [p for f in dataclasses.fields(value) for p in _positions(getattr(value, f.name))]
-    return []
-
-
 def test_relocation_moves_every_field_of_an_invocation() -> None:
     invocation = _sample(Invocation)
     block = Embedded("x\n", (40,), (6,))
     relocated = relocate(invocation, block)
     for f in dataclasses.fields(Invocation):
         before, after = getattr(invocation, f.name), getattr(relocated, f.name)
-        assert _positions(after) == [block.move(p) for p in _positions(before)], f.name
+        assert positions(after) == [block.move(p) for p in positions(before)], f.name
     # Every field that can hold a position was given one, so each was checked above.
     fields = dataclasses.fields(Invocation)
-    holding = [f.name for f in fields if _positions(getattr(invocation, f.name))]
+    holding = [f.name for f in fields if positions(getattr(invocation, f.name))]
     assert {"anchor", "args", "keywords", "deployment", "repeated_entry", "line_breaks",
             "config_false"} <= set(holding)
-    assert all(p.line == 40 for p in _positions(relocated))
+    assert all(p.line == 40 for p in positions(relocated))
     # What carries no position is kept as it was.
     assert relocated.path == invocation.path and relocated.origin == invocation.origin
 
@@ -235,7 +220,7 @@ def test_a_fence_is_its_text_alone_moved_into_the_file(language: str) -> None:
     lines = body.count("\n") + 1
     block = Embedded(body, tuple(range(6, 6 + lines)), (len(indent),) * lines)
     for got, expected in zip(inside, alone):
-        assert _positions(got) == _positions(moved(expected, block.move))
+        assert positions(got) == positions(moved(expected, block.move))
 
 
 # -- B2: one line table per text, however many positions are looked up -----------------------
@@ -258,7 +243,7 @@ def test_b2_line_tables_do_not_grow_with_the_commands(monkeypatch: pytest.Monkey
     monkeypatch.setattr(LineIndex, "__init__", counted)
     counts = []
     for commands in (10, 400):
-        positions.clear_line_tables()
+        clear_line_tables()
         built.clear()
         found = markdown.extract("README.md", _fence(commands))
         assert len(found) == commands

@@ -31,6 +31,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests._support.reachable import positions, reachable
 from tests.robustness.robust_support import examples, offset, sliced
 
 from vlint.extract import extractor
@@ -186,47 +187,6 @@ HOSTS: Mapping[str, Callable[[random.Random, list[str], str], Host]] = {
 # -- what every span must slice to ------------------------------------------------------------
 
 
-def _all_positions(value: Any) -> list[Pos]:
-    if isinstance(value, Pos):
-        return [value]
-    if isinstance(value, Span):
-        return [value.start, value.end]
-    if isinstance(value, Token):
-        return list(value.positions)
-    if isinstance(value, (tuple, list)):
-        return [p for item in value for p in _all_positions(item)]
-    if isinstance(value, Mapping):
-        return [p for item in value.values() for p in _all_positions(item)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = dataclasses.fields(value)
-        return [p for f in fields for p in _all_positions(getattr(value, f.name))]
-    return []
-
-
-def _tokens(value: Any) -> list[Token]:
-    if isinstance(value, Token):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for item in value for t in _tokens(item)]
-    if isinstance(value, Mapping):
-        return [t for item in value.values() for t in _tokens(item)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [t for f in dataclasses.fields(value) for t in _tokens(getattr(value, f.name))]
-    return []
-
-
-def _located(value: Any) -> list[Located[Any]]:
-    if isinstance(value, Located):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [v for item in value for v in _located(item)]
-    if isinstance(value, Mapping):
-        return [v for item in value.values() for v in _located(item)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [v for f in dataclasses.fields(value) for v in _located(getattr(value, f.name))]
-    return []
-
-
 def _check_token(text: str, token: Token) -> None:
     if not token.literal or not token.text:
         return
@@ -266,10 +226,10 @@ def _check_line_break(text: str, line_break: LineBreak) -> None:
 
 
 def check_invocation(text: str, invocation: Invocation) -> None:
-    for pos in _all_positions(dataclasses.replace(invocation, line_breaks=())):
+    for pos in positions(dataclasses.replace(invocation, line_breaks=())):
         offset(text, pos)  # inside the file
     assert invocation.anchor.start <= invocation.anchor.end
-    for token in _tokens(invocation):
+    for token in reachable(invocation, Token):
         _check_token(text, token)
     for keyword in invocation.keywords:
         _check_keyword(text, keyword)
@@ -281,7 +241,7 @@ def check_invocation(text: str, invocation: Invocation) -> None:
     image = invocation.deployment.image
     if isinstance(image, Located) and image.value is not None and "$" not in image.value:
         assert sliced(text, image.span.start, image.span.end) == image.value
-    for fact in _located(invocation.deployment):
+    for fact in reachable(invocation.deployment, Located):
         written = sliced(text, fact.span.start, fact.span.end)
         assert written.strip(), fact  # a fact's span is where it is written
         if isinstance(fact.value, (str, int)) and not isinstance(fact.value, bool):

@@ -182,11 +182,15 @@ def _option(data: Mapping[str, Any]) -> OptionSpec:
     )
 
 
-@cache
-def index() -> Mapping[str, Any]:
-    with (DATA / "index.json").open(encoding="utf-8") as handle:
+def _data(name: str) -> Mapping[str, Any]:
+    with (DATA / name).open(encoding="utf-8") as handle:
         loaded: Mapping[str, Any] = json.load(handle)
     return loaded
+
+
+@cache
+def index() -> Mapping[str, Any]:
+    return _data("index.json")
 
 
 @cache
@@ -329,9 +333,7 @@ class Lifetime:
 
 @cache
 def lifecycle() -> Mapping[str, Any]:
-    with (DATA / "lifecycle.json").open(encoding="utf-8") as handle:
-        loaded: Mapping[str, Any] = json.load(handle)
-    return loaded
+    return _data("lifecycle.json")
 
 
 @cache
