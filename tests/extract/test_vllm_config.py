@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pathlib
 
-from vlint.extract.vllm_config import claims, extract, read, referenced
+from vlint.extract.config_refs import referenced
+from vlint.extract.vllm_config import claims, extract, read
 from vlint.engine.lint import lint
 from vlint.settings import Settings
 from vlint.model import Pos, Span

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
-from vlint.extract.vllm_config import KIND
+from vlint.extract.config_refs import KIND
 from vlint.model import Edit, Finding, Fix
 
 RULE = Rule(code="VL105", name="abbreviated-flag", severity="warning", since="0.1.0", fix="safe",

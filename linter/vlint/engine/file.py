@@ -25,7 +25,7 @@ from vlint.engine.agree import agreed_fixes
 from vlint.engine.merge import merge
 from vlint.engine.report import FileResult, Launch
 from vlint.errors import Unparsable
-from vlint.extract import extractor, vllm_config
+from vlint.extract import config_refs, extractor
 from vlint.knowledge import catalog
 from vlint.model import Finding, Invocation, Pos, Span
 from vlint.normalise import resolution
@@ -114,10 +114,10 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
     path, kind = source.path, source.kind
     try:
         invocations = extractor(kind).extract(path, source.text)
-        if kind == vllm_config.KIND:
+        if kind == config_refs.KIND:
             done.config_linted = os.path.normpath(path)
         for invocation in invocations:
-            config = vllm_config.referenced(invocation, path)
+            config = config_refs.referenced(invocation, path)
             if config is not None:
                 done.config_refs.setdefault(config, invocation)
     except Unparsable as problem:

@@ -22,7 +22,7 @@ from vlint.engine.file import check_invocation, lint_file
 from vlint.engine.parallel import Entry, GroupWork, Queued, in_parallel
 from vlint.engine.read import Counted, read, read_referenced
 from vlint.engine.report import Report, sort_findings
-from vlint.extract.vllm_config import KIND, referenced_by
+from vlint.extract.config_refs import KIND, referenced_by
 from vlint.filter.selection import filter_findings
 from vlint.filter.suppress import mentions
 from vlint.knowledge import catalog

@@ -14,7 +14,6 @@ from pathlib import Path
 from vlint.discover import (
     Refused, Source, TooLarge, confined_read, ignore_notes, kind_of, prefilter, walk,
 )
-from vlint.extract.compose import dotenv_beside
 from vlint.settings import STDIN_AS_SHELL, Settings
 from vlint.syntax.globs import PathMatcher, matcher
 
@@ -83,6 +82,8 @@ def read_referenced(path: str, roots: Sequence[Path], max_size: int) -> str:
 
 def _dotenv_note(compose: str, noted: set[str]) -> Iterator[str]:
     """The note for the ``.env`` beside a compose file that vlint could not read (whole), once."""
+    from vlint.extract.compose import dotenv_beside  # lazy: only runs that read compose need it
+
     env, dotenv = dotenv_beside(compose)
     if dotenv.problem is not None and env not in noted:
         noted.add(env)

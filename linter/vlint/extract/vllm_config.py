@@ -18,16 +18,13 @@ at the YAML value.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from vlint.errors import Unparsable
 from vlint.knowledge import catalog
 from vlint.model import Entry, Invocation, Span, Token
+from vlint.extract.config_refs import KIND as KIND, referrer
 from vlint.syntax import yamlpos
 from vlint.discover import vllm_config_claims
 
@@ -40,7 +37,6 @@ if TYPE_CHECKING:
 
     from vlint.syntax.yamlpos import SourceIndex
 
-KIND = "vllm-config"
 # The values a file may hold once its aliases are expanded; nested aliases can make a small file
 # expand to billions ("billion laughs"), which is reported as unparsable instead.
 MAX_VALUES = 20_000
@@ -61,9 +57,9 @@ _FLOAT = re.compile(
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """The file as a ``vllm serve`` invocation, when its keys are serve options."""
-    referrer = _REFERRER.get()
-    if referrer is not None:
-        config = read(path, text, entry=referrer.entry, target=referrer.target)
+    naming = referrer()
+    if naming is not None:
+        config = read(path, text, entry=naming.entry, target=naming.target)
         return [] if config is None else [config]
     found = read(path, text, entry="serve")
     if found is None:
@@ -188,33 +184,3 @@ def _float(text: str) -> float:
             total = total * 60 + float(part)
         return sign * total
     return float(digits)
-
-
-def referenced(invocation: Invocation, referrer: str) -> str | None:
-    """The file an invocation's ``--config FILE`` names, relative to the referencing file."""
-    args = invocation.args
-    for index, token in enumerate(args[:-1]):
-        if token.text == "--config" and args[index + 1].literal:
-            name = args[index + 1].text
-            if not name.endswith((".yaml", ".yml")):
-                return None
-            if os.path.isabs(name):
-                return name
-            return os.path.join(os.path.dirname(referrer), name)
-    return None
-
-
-
-
-_REFERRER: ContextVar[Invocation | None] = ContextVar("vlint_config_referrer", default=None)
-
-
-@contextmanager
-def referenced_by(invocation: Invocation) -> Iterator[None]:
-    """While active, ``extract`` reads a file as the config of ``invocation`` (its entry point
-    and target release), whatever its name and keys."""
-    token = _REFERRER.set(invocation)
-    try:
-        yield
-    finally:
-        _REFERRER.reset(token)

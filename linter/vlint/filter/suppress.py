@@ -20,18 +20,12 @@ import re
 import sys
 from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from vlint.checks.base import rule_finding
 from vlint.checks.unused_suppression import RULE
 from vlint.config.codes import Known, UnknownCode, rule_code
 from vlint.model import Edit, Finding, Fix, Pos, Span, line_locator
-from vlint.syntax.yamlpos import (
-    SourceIndex, compose_documents, is_scalar, mapping_get, scalar_positions, scalar_value,
-)
 
-if TYPE_CHECKING:
-    from ruamel.yaml.nodes import ScalarNode
 
 
 ANNOTATION = "vlint.dev/ignore"
@@ -174,26 +168,26 @@ def _codes_in(written: str, offset: int, locate: Callable[[int], Pos]) -> tuple[
 def annotation_directives(text: str) -> list[Directive]:
     """One directive per YAML document whose ``metadata.annotations`` has ``vlint.dev/ignore``,
     covering the lines of that document."""
-    documents = compose_documents(text) or []
-    source = SourceIndex(text)
+    from vlint.syntax import yamlpos  # lazy: only a manifest with a vlint annotation needs YAML
+
+    documents = yamlpos.compose_documents(text) or []
+    source = yamlpos.SourceIndex(text)
     found = []
     for document in documents:
-        metadata = mapping_get(document, "metadata")
-        annotations = mapping_get(metadata, "annotations") if metadata is not None else None
-        value = mapping_get(annotations, ANNOTATION) if annotations is not None else None
-        if value is None or not is_scalar(value):
+        metadata = yamlpos.mapping_get(document, "metadata")
+        annotations = yamlpos.mapping_get(metadata, "annotations") if metadata is not None else None
+        value = yamlpos.mapping_get(annotations, ANNOTATION) if annotations is not None else None
+        if value is None or not yamlpos.is_scalar(value):
             continue
-        entries = _annotation_entries(source, value)
+        entries = _annotation_entries(yamlpos.scalar_positions(source, value),
+                                      yamlpos.scalar_value(value))
         if entries:
             first, last = document.start_mark.line + 1, document.end_mark.line + 1
             found.append(Directive(entries, first, last))
     return found
 
 
-def _annotation_entries(source: SourceIndex, value: ScalarNode) -> tuple[Entry, ...]:
-    positions = scalar_positions(source, value)
-    written = scalar_value(value)
-
+def _annotation_entries(positions: tuple[Pos, ...], written: str) -> tuple[Entry, ...]:
     def locate(offset: int) -> Pos:
         return positions[offset]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -20,6 +19,8 @@ def replace_file(path: str | Path, data: bytes, mode: int | None = None,
     of the group, may give them; else ``OwnerNotKept`` and nothing is written).
     """
     folder, name = os.path.split(os.fspath(path))
+    import tempfile  # lazy: only a run that writes a file needs it (5 ms of a cold start)
+
     descriptor, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.",
                                              suffix=".vlint")
     try:
