@@ -20,6 +20,6 @@ def _without_cwd(entries: list[str]) -> list[str]:
 
 sys.path[:] = _without_cwd(sys.path)
 
-from vlint.cli import main  # noqa: E402  (after the import path is safe)
+from vlint.cli import run  # noqa: E402  (after the import path is safe)
 
-sys.exit(main())
+run()

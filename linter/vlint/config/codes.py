@@ -12,7 +12,6 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from vlint.checks import MODULES
-from vlint.config.presets import PRESETS, combine
 
 if TYPE_CHECKING:
     from vlint.policy.policies import Policy
@@ -99,4 +98,6 @@ def _rule_names() -> dict[str, str]:
 
 @cache
 def _builtin_ids() -> tuple[str, ...]:
+    from vlint.config.presets import PRESETS, combine  # lazy: only when a VLP id is named
+
     return tuple(sorted({policy.id for policy in combine(list(PRESETS)).policies}))

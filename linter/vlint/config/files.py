@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.config.codes import Known, UnknownCode
-from vlint.config.presets import combine
 from vlint.discover import Refused, confined_read, linted_roots, repository_root
 from vlint.errors import ConfigError
 from vlint.knowledge import catalog
@@ -180,6 +179,8 @@ def load(path: Path, explicit: bool = False) -> Config:
         raise ConfigError("\n".join(f"invalid config: {path}: {problem}" for problem in options))
     if options.target_version is not None:
         _check_target(path, options.target_version)
+
+    from vlint.config.presets import combine  # lazy: only a run with a configuration file
 
     preset = combine(options.extends)
     select = options.select if options.select is not None else preset.select
