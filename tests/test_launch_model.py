@@ -446,6 +446,24 @@ def test_counts_ports_and_urls() -> None:
     assert deployment.url_port_path("localhost:8000") is None
 
 
+def test_crafted_numbers_are_no_fact_and_no_internal_error(tmp_path: Path) -> None:
+    # Thousands of digits overflow a float and pass the interpreter's limit on int digits, and
+    # other scripts' digits pass str.isdigit: none of them is a size, a count or a port.
+    huge, arabic = "9" * 5000, "\u0663"
+    for text in (huge, huge + "m", arabic, arabic + "m"):
+        assert deployment.docker_bytes(text) is None and deployment.kubernetes_bytes(text) is None
+        assert deployment.gpu_count(text) is None and deployment.port_number(text) is None
+    path = tmp_path / "compose.yaml"
+    path.write_text(f"services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n"
+                    f"    command: [--model, m]\n    shm_size: {huge}m\n    gpus: {huge}\n"
+                    f"    ports: ['{huge}:8000']\n", "utf-8")
+    report = lint([str(path)], Settings(target="0.33.0"))
+    assert [f.code for f in report.findings if f.code == "VL003"] == []
+    facts = _one(compose.extract(str(path), path.read_text("utf-8"))).deployment
+    assert facts.shm_size is not None and facts.shm_size.value is None
+    assert facts.gpus is not None and facts.gpus.value is None
+
+
 def test_enclosed_keeps_the_inner_facts_the_host_does_not_state() -> None:
     anchor = _span(1, 1, 1, 5)
     image = Located("vllm/vllm-openai:v0.33.0", anchor)

@@ -91,7 +91,9 @@ _QUANTITY = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15
              "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DOCKER = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30,
            "gb": 2**30, "t": 2**40, "tb": 2**40, "p": 2**50, "pb": 2**50}
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
+# At most 18 digits a side: a number no container has, but never one that overflows a float or
+# passes the interpreter's limit on digits (a crafted file must not turn into VL003).
+_SIZE = re.compile(r"\s*([0-9]{1,18}(?:\.[0-9]{1,18})?)\s*([A-Za-z]{0,2})\s*")
 
 
 def docker_bytes(text: str) -> int | None:
@@ -118,21 +120,22 @@ def gpu_count(text: str) -> GpuCount | None:
     stripped = text.strip()
     if stripped.lower() == "all" or stripped == "-1":
         return "all"
-    return int(stripped) if stripped.isdigit() else None
+    return whole_number(stripped)
 
 
 def port_number(text: str) -> int | None:
     """A port number (1-65535) as written; None for anything else."""
-    stripped = text.strip()
-    if not stripped.isdigit():
-        return None
-    number = int(stripped)
-    return number if 0 < number < 65536 else None
+    number = whole_number(text)
+    return number if number is not None and 0 < number < 65536 else None
+
+
+_WHOLE = re.compile(r"\s*([0-9]{1,18})\s*")
 
 
 def whole_number(text: str) -> int | None:
-    stripped = text.strip()
-    return int(stripped) if stripped.isdigit() else None
+    """A whole number written in ASCII digits (at most 18); None for anything else."""
+    match = _WHOLE.fullmatch(text)
+    return None if match is None else int(match.group(1))
 
 
 def url_port_path(url: str) -> tuple[int | None, str | None] | None:
