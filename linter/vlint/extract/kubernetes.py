@@ -257,9 +257,7 @@ class _Reader:
 
     def ports(self, node: Node | None) -> tuple[Port, ...]:
         found: list[Port] = []
-        for item in yamlpos.sequence_items(node) if node is not None else []:
-            if yamlpos.mapping_node(item) is None:
-                continue
+        for item in yamlpos.mappings_in(node):
             token = self.token(yamlpos.mapping_get(item, "containerPort"))
             if token is None:
                 continue
@@ -323,9 +321,7 @@ class _Reader:
         self, node: Node | None, volumes: Mapping[str, tuple[bool, Located[int | None] | None]]
     ) -> tuple[Mount, ...]:
         found: list[Mount] = []
-        for item in yamlpos.sequence_items(node) if node is not None else []:
-            if yamlpos.mapping_node(item) is None:
-                continue
+        for item in yamlpos.mappings_in(node):
             target = self.text(yamlpos.mapping_get(item, "mountPath"))
             if target is None:
                 continue

@@ -177,6 +177,14 @@ def sequence_items(node: Node) -> list[Node]:
     return list(node.value) if isinstance(node, SequenceNode) else []
 
 
+def mappings_in(node: Node | None) -> list[MappingNode]:
+    """The entries of a sequence that are mappings (a list of ports, of mounts); none for a
+    missing node or one that is not a sequence."""
+    if node is None:
+        return []
+    return [item for item in map(mapping_node, sequence_items(node)) if item is not None]
+
+
 def mapping_node(node: Node | None) -> MappingNode | None:
     from ruamel.yaml.nodes import MappingNode  # lazy: ruamel is heavy
 
