@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from packaging.version import Version
 
 from vlint.discover import Refused, confined_read, linted_roots
-from vlint.extract.argv import LATEST
+from vlint.knowledge.images import LATEST
 from vlint.knowledge import catalog
 from vlint.model import Invocation
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
-from vlint.extract.argv import is_server_image
+from vlint.knowledge.images import is_server_image
 from vlint.model import Finding
 
 RULE = Rule(code="VL504", name="unpinned-image", severity="warning", since="0.1.0")

@@ -13,7 +13,9 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from vlint.extract.deployment import assignment, enclosed, from_tokens
+from vlint.extract.deployment import enclosed, from_tokens
+from vlint.extract.wrappers import skip_wrappers
+from vlint.knowledge.images import LATEST, is_server_image, release_from_image
 from vlint.knowledge import catalog
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
@@ -21,101 +23,13 @@ from vlint.syntax.shell import iter_commands, line_break
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 CLI_MODULE = "vllm.entrypoints.cli.main"
 
-# Commands that run the rest of the line as another command.  The value says how many option
-# words to skip after them: options are dropped while they start with "-".
-_PREFIX_COMMANDS = frozenset({"exec", "nohup", "time", "setsid", "command", "nice", "stdbuf"})
-_MPI_OPTIONS = frozenset(
-    {"-c", "-f", "-H", "-host", "--host", "-hostfile", "--hostfile", "-hosts", "-machinefile",
-     "--machinefile", "--map-by", "--bind-to", "--rank-by", "-n", "-N", "-np", "-npernode",
-     "--npernode", "-ppn", "--prefix", "-wdir", "--wdir", "-x", "-genvlist",
-     "-output-filename", "--output-filename"}
-)
-_OPTIONS_WITH_VALUE = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
-    "env": frozenset({"-u", "-C", "-S"}),
-    "nice": frozenset({"-n"}),
-    "taskset": frozenset(),
-    # Cluster launchers (Slurm batch scripts): `srun -n 1 vllm serve ...`, `mpirun -np 2 ...`.
-    "srun": frozenset(
-        {"-A", "-c", "-C", "-D", "-d", "-e", "-G", "-i", "-J", "-L", "-m", "-n", "-N", "-o",
-         "-p", "-q", "-r", "-t", "-T", "-w", "-W", "-x", "--account", "--chdir",
-         "--constraint", "--container-image", "--container-mounts", "--container-name",
-         "--container-workdir", "--cpu-bind", "--cpus-per-task", "--dependency", "--error",
-         "--export", "--gpus", "--gpus-per-node", "--gpus-per-task", "--gres", "--job-name",
-         "--mem", "--mem-per-cpu", "--mem-per-gpu", "--mpi", "--nodelist", "--nodes",
-         "--ntasks", "--ntasks-per-node", "--output", "--partition", "--qos", "--reservation",
-         "--time"}
-    ),
-    "mpirun": _MPI_OPTIONS,
-    "mpiexec": _MPI_OPTIONS,
-}
-# Options of those launchers that take two words (`--mca btl tcp`, `-genv NAME value`).
-_OPTIONS_WITH_TWO_VALUES = frozenset({"-mca", "--mca", "-gmca", "--gmca", "-env", "-genv"})
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 _PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W", "-c"})
-_SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
-LATEST = "latest"
-_RELEASE_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:[-+].*)?$")
 
 
 def basename(word: str) -> str:
     return word.rsplit("/", 1)[-1]
-
-
-def is_server_image(image: str) -> bool:
-    """Whether an image reference names a vLLM OpenAI server image (``vllm/vllm-openai:...``)."""
-    name = image.split("@", 1)[0]
-    repository = name.rsplit(":", 1)[0] if ":" in name.rsplit("/", 1)[-1] else name
-    return bool(_SERVER_IMAGE.search(repository + ":"))
-
-
-def release_from_image(image: str) -> str | None:
-    """The vLLM release a vLLM image's tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``).
-
-    ``latest``, written or implied by a missing tag, is returned as ``"latest"``.  Only an image
-    whose name says vLLM counts: ``python:3.11.7`` or ``ghcr.io/llm-d/llm-d-cuda:v0.9.0`` version
-    something else.
-    """
-    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
-    name, _, tag = last.partition(":")
-    if "vllm" not in name.lower() or "$" in image or "{" in image:
-        return None
-    if tag in ("", "latest"):
-        return LATEST
-    match = _RELEASE_TAG.match(tag)
-    return match.group(1) if match else None
-
-
-def _skip_prefix_commands(
-    words: Sequence[Token], env: dict[str, Token], names: dict[str, Span]
-) -> int:
-    index = 0
-    while index < len(words):
-        name = basename(words[index].text)
-        if name in _PREFIX_COMMANDS or name in _OPTIONS_WITH_VALUE:
-            valued = _OPTIONS_WITH_VALUE.get(name, frozenset())
-            index += 1
-            while index < len(words):
-                text = words[index].text
-                if name == "env" and "=" in text and not text.startswith("-"):
-                    variable = assignment(words[index])
-                    if variable is not None and variable.name_span is not None:
-                        env[variable.name] = variable.value
-                        names[variable.name] = variable.name_span
-                elif text in valued:
-                    index += 1
-                elif text in _OPTIONS_WITH_TWO_VALUES and name in ("mpirun", "mpiexec"):
-                    index += 2
-                elif not text.startswith("-") or text == "--":
-                    if name == "taskset" and text[:1].isdigit():
-                        index += 1
-                        continue
-                    break
-                index += 1
-            continue
-        return index
-    return index
 
 
 def _python_module(words: Sequence[Token], start: int) -> tuple[str, int] | None:
@@ -201,7 +115,7 @@ def recognise_all(
     server_image = image is not None and is_server_image(image)
     if image is not None and server_image and _repeated_entry(words):
         return [_image_arguments(words, path, kind, merged_env, names, target)]
-    start = _skip_prefix_commands(words, merged_env, names)
+    start = skip_wrappers(words, merged_env, names)
     if start >= len(words):
         return []
     program = basename(words[start].text)

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment, kubernetes
-from vlint.extract.argv import is_server_image, recognise_all, release_from_image
+from vlint.extract.argv import recognise_all
+from vlint.knowledge.images import is_server_image, release_from_image
 from vlint.model import Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.yamlpos import SourceIndex

@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, shell
-from vlint.extract.argv import release_from_image
+from vlint.knowledge.images import release_from_image
 from vlint.model import Deployment, GpuCount, Invocation, Located, Pos
 from vlint.syntax import yamlpos
 from vlint.discover import launcher_claims

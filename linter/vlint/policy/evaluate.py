@@ -25,7 +25,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from vlint.extract.argv import is_server_image
+from vlint.knowledge.images import is_server_image
 from vlint.model import Finding, Span
 from vlint.normalise.resolution import Resolution, Setting
 from vlint.policy.compile import environment, parser_dest
