@@ -9,18 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
+from vlint.extract import container
 from vlint.extract.deployment import enclosed, from_tokens
 from vlint.extract.wrappers import skip_wrappers
-from vlint.knowledge.images import LATEST, is_server_image, release_from_image
-from vlint.knowledge import catalog
+from vlint.knowledge.images import API_SERVER_MODULE, image_entry, is_server_image, release_from_image
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
 
-API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 CLI_MODULE = "vllm.entrypoints.cli.main"
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
@@ -119,6 +115,10 @@ def recognise_all(
     if start >= len(words):
         return []
     program = basename(words[start].text)
+    if program in container.PROGRAMS:
+        return container.recognise(
+            words, start, path=path, kind=kind, env=merged_env, names=names, recognise=recognise_all
+        )
 
     def build(entry: Entry, args_from: int, anchor_to: int) -> Invocation:
         return Invocation(
@@ -162,43 +162,6 @@ def recognise_all(
     if image is not None and server_image:
         return [_image_arguments(words, path, kind, merged_env, names, target)]
     return []
-
-
-def image_entry(target: str | None) -> Entry:
-    """Which server the ``vllm/vllm-openai`` image of a release starts (its Dockerfile's
-    ENTRYPOINT, generated into the catalog); ``vllm serve`` when the release is not known."""
-    if target is None:
-        return "serve"
-    try:
-        version = catalog.newest() if target == LATEST else Version(target)
-    except InvalidVersion:
-        return "serve"
-    known = catalog.known_releases()
-    if version not in known:
-        return "serve"
-    image = _nearest_image(known, known.index(version))
-    entrypoint = [basename(w) for w in image.get("entrypoint", ())]
-    if entrypoint[-1:] == [API_SERVER_MODULE] and entrypoint[:1] and _PYTHON.match(entrypoint[0]):
-        return "api_server"
-    return "serve"
-
-
-def _nearest_image(known: Sequence[Version], index: int) -> Mapping[str, Any]:
-    """The image facts of ``known[index]``, or of the nearest release that has them.
-
-    A release whose source distribution ships no Dockerfile (0.4.x to 0.6.1) or that was read
-    from a wheel has none; its image is taken to start what the nearest release's image starts,
-    the newer one first (the official image's ENTRYPOINT changed once in all known releases,
-    and never between neighbours that both record it).
-    """
-    for distance in range(len(known)):
-        for neighbour in (index + distance, index - distance):
-            if 0 <= neighbour < len(known):
-                image = catalog.load(known[neighbour]).raw.get("image")
-                if image:
-                    found: Mapping[str, Any] = image
-                    return found
-    return {}
 
 
 def _repeated_entry(words: Sequence[Token]) -> int:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment, shell
-from vlint.extract.argv import image_entry, recognise_all
-from vlint.knowledge.images import is_server_image, release_from_image
+from vlint.extract.argv import recognise_all
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.extract.compose import interpolate, split_words
 from vlint.extract.nested import ExtractContext
 from vlint.model import Deployment, EnvVar, Invocation, Located, Pos, Span, Token

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment
-from vlint.extract.argv import image_entry, recognise_all
-from vlint.knowledge.images import is_server_image, release_from_image
+from vlint.extract.argv import recognise_all
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.model import (
     Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
     Token,
