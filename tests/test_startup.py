@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from vlint import cli
 
 from vlint.commands import explain as cli_explain
-from vlint.extract.compose import simple_dotenv
+from vlint.extract.dotenv_files import simple_dotenv
 
 ROOT = Path(__file__).parent.parent
 # A compose file with a ``.env`` beside it and a ``sh -c`` launch.

@@ -32,6 +32,9 @@ _SBATCH = re.compile(rb"^#SBATCH[ \t]", re.MULTILINE)
 _VALUES_NAME = re.compile(r"(^|[-_.])values([-_.][^/]*)?\.ya?ml$")
 _API_VERSION = re.compile(rb"^apiVersion:", re.MULTILINE)
 _KIND = re.compile(rb"^kind:", re.MULTILINE)
+_FLUX_HELM_RELEASE = re.compile(rb"^apiVersion:[ \t]*['\"]?helm\.toolkit\.fluxcd\.io/",
+                                re.MULTILINE)
+_HELM_RELEASE_KIND = re.compile(rb"^kind:[ \t]*['\"]?HelmRelease\b", re.MULTILINE)
 _ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
 _RUNS = re.compile(rb"^runs:", re.MULTILINE)
 _JOBS = re.compile(rb"^jobs:", re.MULTILINE)
@@ -240,10 +243,15 @@ def _resolve_confined(path: str, roots: Sequence[Path]) -> Path:
 
 
 def prefilter(data: bytes, path: str = "") -> bool:
-    """Whether the file could launch vLLM at all (every launch names ``vllm`` somewhere; a
-    vLLM config file, ``vllm-config.yaml``, may name it only in its file name; a KubeAI model
-    only as ``engine: VLLM``)."""
-    return b"vllm" in data or b"VLLM" in data or "vllm" in os.path.basename(path).lower()
+    """Whether the file could launch vLLM at all: every launch names ``vllm`` somewhere, in any
+    case of its ASCII letters (a KubeAI model may name it only as ``engine: VLLM``, a KServe
+    manifest only as ``modelFormat: {name: vLLM}``); a vLLM config file, ``vllm-config.yaml``,
+    may name it only in its file name.
+
+    ``bytes.lower()`` folds only ASCII letters; one copy and one search is faster than two
+    case-sensitive searches or a ``[vV][lL][lL][mM]`` pattern (benchmarks/: 5,000 files).
+    """
+    return b"vllm" in data.lower() or "vllm" in os.path.basename(path).lower()
 
 
 def kind_of(path: str, data: bytes) -> str | None:
@@ -257,6 +265,10 @@ def kind_of(path: str, data: bytes) -> str | None:
         return yaml_kind(path, data)
     if "markdown" in tags:
         return "markdown"
+    if "jupyter" in tags:  # ``*.ipynb``
+        return "notebook"
+    if "makefile" in tags:  # ``Makefile``, ``makefile``, ``GNUmakefile``, ``*.mk``
+        return "makefile"
     lowered = name.lower()
     if "dockerfile" in tags or lowered.endswith((".dockerfile", ".containerfile")):
         return "dockerfile"
@@ -288,10 +300,13 @@ claims = compose_claims  # the name the other kinds' claims had in their extract
 
 
 def helm_claims(path: str, data: bytes) -> bool:
-    """A chart template (``{{`` in a resource, or a file under a chart's ``templates/``) or a
-    values file (``values*.yaml``)."""
+    """A chart template (``{{`` in a resource, or a file under a chart's ``templates/``), a
+    values file (``values*.yaml``), or a Flux ``HelmRelease``, whose ``spec.values`` are a
+    chart's values."""
     name = os.path.basename(path)
     if _VALUES_NAME.search(name) and not kubernetes_claims(path, data):
+        return True
+    if _FLUX_HELM_RELEASE.search(data) and _HELM_RELEASE_KIND.search(data):
         return True
     if b"{{" not in data:
         return False
@@ -329,10 +344,65 @@ def launcher_claims(path: str, data: bytes) -> bool:
 
 
 def vllm_config_claims(path: str, data: bytes) -> bool:
-    """A file named like a vLLM config that is not another kind of YAML."""
+    """A file named like a vLLM config, or whose top-level keys are ``vllm serve`` options
+    (``vllm_config_by_content``), that is not another kind of YAML."""
+    if _OTHER_YAML.search(data):
+        return False
     name = os.path.basename(path).lower()
-    return (any(fnmatch.fnmatch(name, g) for g in VLLM_CONFIG_GLOBS)
-            and not _OTHER_YAML.search(data))
+    return any(fnmatch.fnmatch(name, g) for g in VLLM_CONFIG_GLOBS) or vllm_config_by_content(data)
+
+
+_TOP_KEY = re.compile(rb"^([A-Za-z][A-Za-z0-9_-]{0,63})[ \t]*:(?=[ \t]|\r?$)", re.MULTILINE)
+_MAX_TOP_KEYS = 500
+# Option names that other YAML uses as well: alone they do not make a vLLM config.
+_GENERIC_KEYS = frozenset({"api-key", "log-level", "root-path"})
+
+
+def vllm_config_by_content(data: bytes) -> bool:
+    """Whether a YAML file reads as a vLLM ``--config`` file by its top-level keys alone: at
+    least two, 80 % of them option names of ``vllm serve`` in some known release (with ``_``
+    or ``-``, as vLLM's config loader accepts them), and one of them a multi-word option
+    (``max-model-len``), not only ``model``/``port``/``host``.  Bytes only, no parsing: the
+    keys are the lines that start in column 0 with ``name:``."""
+    keys: list[str] = []
+    for match in _TOP_KEY.finditer(data):
+        keys.append(match.group(1).decode("ascii").replace("_", "-"))
+        if len(keys) > _MAX_TOP_KEYS:
+            return False
+    if len(keys) < 2:
+        return False
+    options = _serve_option_names()
+    known = [key for key in keys if key in options]
+    return (len(known) * 5 >= len(keys) * 4
+            and any("-" in key and key not in _GENERIC_KEYS for key in known))
+
+
+@cache
+def _serve_option_names() -> frozenset[str]:
+    """``vllm serve`` long option names without their dashes, in every known release."""
+    from vlint.knowledge import catalog  # lazy: only YAML that no other kind claims needs it
+
+    return frozenset(string[2:] for string in catalog.option_lifetimes("serve")
+                     if string.startswith("--"))
+
+
+_RAY_APPLICATIONS = re.compile(rb"^applications:", re.MULTILINE)
+_RAY_LLM_CONFIG = re.compile(rb"^[ \t-]*(llm_configs?|prefill_config|decode_config|engine_kwargs):",
+                             re.MULTILINE)
+_RAY_LLM_FILE = re.compile(rb"^model_loading_config:", re.MULTILINE)
+_RAY_LLM_MODEL = re.compile(rb"^engine_config:", re.MULTILINE)
+_ENGINE_KWARGS = re.compile(rb"^[ \t]+engine_kwargs:", re.MULTILINE)
+
+
+def ray_serve_claims(path: str, data: bytes) -> bool:
+    """A Ray Serve config (or Anyscale service) whose applications configure Ray Serve LLM, a
+    Ray Serve ``LLMConfig`` file (top-level ``model_loading_config:``), or a ray-llm model
+    YAML (top-level ``engine_config:`` with ``engine_kwargs:``)."""
+    if _RAY_APPLICATIONS.search(data):
+        return bool(_RAY_LLM_CONFIG.search(data))
+    if _RAY_LLM_FILE.search(data):
+        return True
+    return bool(_RAY_LLM_MODEL.search(data) and _ENGINE_KWARGS.search(data))
 
 
 # YAML kinds in the order they are tried: each claim looks at the name and the bytes only (no
@@ -342,6 +412,7 @@ YAML_KINDS: tuple[tuple[str, Callable[[str, bytes], bool]], ...] = (
     ("helm", helm_claims),
     ("kubernetes", kubernetes_claims),
     ("launcher", launcher_claims),
+    ("ray-serve", ray_serve_claims),
     ("vllm-config", vllm_config_claims),
 )
 

@@ -1,8 +1,12 @@
 """Which vLLM release(s) a launch is checked against, and the release a project pins.
 
 A launch is checked against the target the user gave (``--target-version`` or the
-configuration's), else the release its image tag pins, else the project's pin, else the newest
-release vlint knows (``releases_for``).
+configuration's), else the release its image pins (the tag of an image repository known to hold
+vLLM, ``knowledge/images.py``, or a ``pip install vllm==X`` in the Dockerfile it is built from),
+else the project's pin, else the newest release vlint knows (``releases_for``).  An image known
+to hold vLLM whose tag names no release (``vllm/vllm-openai:nightly-cu130``, a digest alone, a
+vendor version vlint has no mapping for) falls back to the pins or the default, with a note
+saying so.
 
 The project's pin comes from lock files, requirements files or ``pyproject.toml``, looked up from a linted file's folder upwards, stopping at the repository root (a folder with
 ``.git``), or at the file's own folder outside a repository; every pin file is read through the
@@ -23,11 +27,12 @@ from typing import Any, NamedTuple
 from packaging.version import Version
 
 from vlint.discover import Refused, confined_read, linted_roots
-from vlint.knowledge.images import LATEST
+from vlint.knowledge.images import LATEST, unversioned_note
 from vlint.knowledge import catalog
 from vlint.model import Invocation
 
 _LOCKS = ("uv.lock", "poetry.lock", "pdm.lock")
+_SPECIFIER_STARTS = frozenset("=<>~!")
 _REQUIREMENTS = re.compile(r"^requirements.*\.(txt|in)$")
 
 
@@ -51,18 +56,33 @@ def releases_for(invocation: Invocation, given: Sequence[Version] | None) -> Cho
     image tag, else its project's pins, else the newest release vlint knows."""
     if given is not None:
         return Choice(tuple(given))
+    where = f"{invocation.path}:{invocation.anchor.start.line}"
     if invocation.target is not None:
-        where = f"{invocation.path}:{invocation.anchor.start.line}"
         if invocation.target == LATEST:
             return Choice((catalog.newest(),), (
                 f"{where}: the image tag means the latest vLLM release; checked as "
                 f"{catalog.newest()}, the newest vlint knows (pin the tag)",))
+        if is_install_pin(invocation.target):
+            installs = f"{where}: the image's build installs vllm{invocation.target}"
+            return pinned(invocation.target, installs, installs)
         return pinned(invocation.target, f"{where}: image pins vLLM {invocation.target}",
                       f"{where}: image tag")
+    unversioned = unversioned_note(invocation.image) if invocation.image else None
     by_project = project_releases(invocation.path)
-    if by_project is not None:
+    if by_project is None:
+        by_project = Choice((catalog.newest(),), defaulted=True)
+    if unversioned is None:
         return by_project
-    return Choice((catalog.newest(),), defaulted=True)
+    fallback = "the project's pins" if not by_project.defaulted else "the default release"
+    note = f"{where}: {unversioned}; checked against {fallback}"
+    return by_project._replace(notes=(note, *by_project.notes))
+
+
+def is_install_pin(target: str) -> bool:
+    """Whether an invocation's ``target`` is the specifier of a vLLM install in the image's
+    build (``==0.9.2``, ``>=0.9``: ``RUN pip install vllm==0.9.2``), not an image tag's release.
+    """
+    return target[:1] in _SPECIFIER_STARTS
 
 
 def project_releases(path: str) -> Choice | None:

@@ -135,10 +135,11 @@ VALUES = (
 def test_values_file_reads_only_certain_vllm_argument_lists() -> None:
     stack, other = extract("values.yaml", VALUES)
     assert stack.entry == "serve"
-    assert texts(stack) == ["MODEL", "--max-num-seqs", "8"]
+    # (The production stack's whole modelSpec entry: tests/extract/test_helm_shapes.py.)
+    assert texts(stack) == ["MODEL", "--max-model-len", "4096", "--max-num-seqs", "8"]
     assert not stack.args[0].literal
     assert stack.target == "0.32.0"
-    assert stack.anchor == Span(Pos(8, 19), Pos(8, 40))
+    assert stack.anchor == Span(Pos(3, 5), Pos(3, 5))
     assert arg(stack, "8").span == Span(Pos(8, 38), Pos(8, 39))
     assert texts(other) == ["MODEL", "--max-num-seq=4"]
     assert other.target == "0.31.0"

@@ -48,6 +48,9 @@ KINDS = {
     "helm": "chart/templates/deployment.yaml",
     "markdown": "README.md",
     "launcher": "sky.yaml",
+    "ray-serve": "serve_config.yaml",
+    "makefile": "Makefile",
+    "notebook": "case.ipynb",
 }
 BESIDE = {"helm": {"chart/Chart.yaml": "apiVersion: v2\nname: case\nversion: 0.1.0\n"}}
 FIXES = {"fix": False, "unsafe_fix": True}  # the key, and whether unsafe fixes apply

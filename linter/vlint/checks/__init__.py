@@ -14,14 +14,15 @@ from vlint.checks import (
     abbreviated_flag, active_seqs_above_max_num_seqs, ambiguous_unit_suffix,
     batched_tokens_above_seqs_times_model_len, batched_tokens_below_max_num_seqs,
     batched_tokens_below_model_len, boolean_flag_with_value, chunked_prefill_disable_ignored,
-    config_false_dropped, decimal_binary_suffix, deprecated_flag, duplicate_flag, env_var_not_read,
+    config_false_dropped, container_option_after_image, decimal_binary_suffix, deprecated_flag,
+    duplicate_flag, env_var_not_read,
     flag_and_value_in_one_token, flag_not_yet_available, internal_error, invalid_value,
     long_prefill_threshold_above_model_len, missing_line_continuation, model_not_first,
     numeric_string_keyword, positional_model_ignored, public_bind_without_api_key, removed_flag,
     secret_in_config, serve_repeated_in_image_args, setting_changed_at_start, trust_remote_code,
     unexpected_positional, unit_suffix_unsupported, unknown_engine_kwarg, unknown_flag,
     unparsable_file, unpinned_image, unpredicted_vllm_error, unpredicted_vllm_warning,
-    unused_suppression,
+    unread_launch, unused_suppression,
 )
 from vlint.checks.base import CheckModule, ConfirmLevel, Rule, RuleModule
 
@@ -53,6 +54,7 @@ CHECKS: Mapping[str, CheckModule] = {
     "VL404": env_var_not_read,
     "VL405": config_false_dropped,
     "VL406": missing_line_continuation,
+    "VL407": container_option_after_image,
     "VL501": public_bind_without_api_key,
     "VL502": trust_remote_code,
     "VL503": secret_in_config,
@@ -63,6 +65,7 @@ REPORTED: Mapping[str, RuleModule] = {
     "VL001": unused_suppression,
     "VL002": unparsable_file,
     "VL003": internal_error,
+    "VL004": unread_launch,
     "VL901": unpredicted_vllm_error,
     "VL902": unpredicted_vllm_warning,
     "VL903": setting_changed_at_start,

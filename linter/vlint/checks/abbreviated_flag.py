@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule
 from vlint.extract.config_refs import KIND
 from vlint.model import Edit, Finding, Fix
@@ -37,6 +38,8 @@ RULE = Rule(code="VL105", name="abbreviated-flag", severity="warning", since="0.
 
 def check(context: Context) -> Iterator[Finding]:
     for use in context.resolution.uses:
+        if container_option_after_image.explains(context, use):
+            continue  # VL407 reports it
         if use.match == "abbrev" and use.resolved_string is not None:
             full = use.resolved_string
             written = _as_written(full, use.written, context.resolution.invocation.origin[-1])

@@ -25,7 +25,8 @@ vLLM releases
     ``EngineArgs`` defaults (``_override_v1_engine_args``, ``_set_default_args_v1``,
     ``_set_default_args``).  A literal ``VLLM_USE_V1`` in the launch's environment is taken into
     account; a pooling runner or task (``--runner pooling``, ``--task embed``, ``--convert``) is
-    exempt.  vLLM's own fallback from V1 to V0 for other unsupported settings is not modelled.
+    exempt, and so is a launch whose arguments hold a word vlint cannot resolve
+    (``$VLLM_ARGS``), which may choose one.  vLLM's own fallback from V1 to V0 for other unsupported settings is not modelled.
 
 References
     https://docs.vllm.ai/en/latest/configuration/optimization/ (chunked prefill)
@@ -37,6 +38,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vlint.checks.base import Context, Rule
+from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.knowledge.curated import chunked_prefill_era
 from vlint.model import Finding
 
@@ -56,6 +58,8 @@ def check(context: Context) -> Iterator[Finding]:
     era = chunked_prefill_era(resolution.release.version)
     if era is None or _pooling(context):
         return
+    if may_set_unseen_options(resolution):
+        return  # ``$VLLM_ARGS`` may choose a pooling runner
     ignored = era.get("disable") == "ignored"
     env = _env(context, era.get("honoured_with_env" if ignored else "ignored_with_env") or {})
     if env is None:

@@ -20,7 +20,8 @@ Fix safety
 
 vLLM releases
     Every release whose API server parser has a positional (generated catalog); the default
-    model named in the message is that release's ``--model`` default.  Real vLLM's parser is
+    model named in the message is that release's ``--model`` default (where a word vlint
+    cannot resolve, ``$ARGS``, may hold ``--model``, the message names both).  Real vLLM's parser is
     the judge: ``tests/differential/test_entrypoints.py``.
 
 References
@@ -31,8 +32,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule
 from vlint.checks.flag_and_value_in_one_token import joined_tokens
+from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.model import Finding
 
 RULE = Rule(code="VL403", name="positional-model-ignored", severity="warning", since="0.1.0")
@@ -48,6 +51,7 @@ def check(context: Context) -> Iterator[Finding]:
     args = resolution.invocation.args
     unknown = {id(use.token) for use in resolution.uses if use.match == "unknown"}
     strays = {id(args[i + 1]) for i in range(len(args) - 1) if id(args[i]) in unknown}
+    strays |= container_option_after_image.values(context)  # VL407 reports their option
     words = [t for t in resolution.positionals if id(t) not in joined | strays]
     if not words or not words[0].literal:
         return
@@ -55,6 +59,8 @@ def check(context: Context) -> Iterator[Finding]:
     model = parser.by_dest.get("model")
     if resolution.written("model") is not None:
         serves = "the value of '--model'"
+    elif may_set_unseen_options(resolution):  # ``$ARGS`` may hold ``--model``
+        serves = "the value of '--model', or its default model"
     elif model is not None and model.default_known and model.default is not None:
         serves = f"its default model '{model.default}'"
     else:

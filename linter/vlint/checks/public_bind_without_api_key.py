@@ -33,7 +33,9 @@ vLLM releases
     workstation.  An
     invocation that listens on a Unix socket (``--uds``) is not reported, nor one whose
     environment comes partly from a file vlint does not read (compose ``env_file``), which may
-    set ``VLLM_API_KEY``.  Python ``LLM(...)`` starts no server.
+    set ``VLLM_API_KEY``, nor one whose arguments hold a word vlint cannot resolve
+    (``vllm serve $VLLM_ARGS``, compose ``command: ${VLLM_ARGS}``), which may hold
+    ``--api-key`` or ``--host``.  Python ``LLM(...)`` starts no server.
 
 References
     https://docs.vllm.ai/en/latest/usage/security.html
@@ -47,6 +49,7 @@ from collections.abc import Iterator
 
 from vlint.checks.base import Context, Rule
 from vlint.checks.security import api_key_set
+from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.model import Finding
 
 RULE = Rule(code="VL501", name="public-bind-without-api-key", severity="warning", since="0.1.0")
@@ -76,6 +79,8 @@ def check(context: Context) -> Iterator[Finding]:
         return
     if resolution.written("uds") is not None or api_key_set(context):
         return
+    if may_set_unseen_options(resolution):
+        return  # ``$VLLM_ARGS`` may hold ``--api-key``, ``--host`` or ``--uds``
     written = resolution.written("host")
     if written is not None:
         if not written.certain or not isinstance(written.value, str) or written.span is None:

@@ -8,7 +8,9 @@ from typing import Any
 
 from packaging.version import Version
 
+from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule
+from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.knowledge.catalog import Lifetime, option_lifetimes
 from vlint.model import Finding
 from vlint.model.finding import Related
@@ -57,8 +59,8 @@ def typed_values(context: Context) -> Iterator[tuple[OptionUse, ValueUse, Mappin
     """Every literal value given to a known option, with the option's type."""
     release = context.resolution.release
     for use in context.resolution.uses:
-        if use.option is None:
-            continue
+        if use.option is None or container_option_after_image.explains(context, use):
+            continue  # (a container option after the image: VL407 reports it, not its value)
         typespec = release.type_of(use.option)
         for value in use.values:
             if value.literal and value.parsed is not None:
@@ -81,10 +83,17 @@ def bound_check(rule: Rule, message: str, help_text: str) -> Callable[[Context],
     rule's bounds in ``vlint_rules/curated/bounds.toml``.  ``message`` and ``help_text`` are
     templates: ``{left}`` and ``{right}`` are the two sides' values, ``{releases}`` the
     releases (see ``Context.releases``).  The finding is at the first written setting of the
-    bound; the others it names are its related locations."""
+    bound; the others it names are its related locations.  Where the arguments may set options
+    unseen (``$VLLM_ARGS``), a bound is judged only when every setting it names (its sides and
+    its conditions) is written: any other may differ from the release's default."""
 
     def check(context: Context) -> Iterator[Finding]:
-        for found in violations(context.resolution, rule.code):
+        resolution = context.resolution
+        unseen = may_set_unseen_options(resolution)
+        for found in violations(resolution, rule.code):
+            named = (found.bound.left, *found.bound.right, *found.bound.when)
+            if unseen and any(resolution.written(name) is None for name in named):
+                continue
             values = {"left": found.left, "right": found.right, "releases": context.releases}
             related = tuple(Related(span, f"{name} is set here") for name, span in found.related)
             yield context.finding(rule, found.span, message.format_map(values),

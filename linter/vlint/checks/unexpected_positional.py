@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule
 from vlint.checks.flag_and_value_in_one_token import joined_tokens
 from vlint.checks.quoting import masked, redactions
@@ -43,9 +44,12 @@ def check(context: Context) -> Iterator[Finding]:
     parser = context.resolution.parser
     takes = len(parser.positionals) if parser is not None else 0
     joined = {id(token) for token, _, _ in joined_tokens(context)}
+    container_values = container_option_after_image.values(context)
     for token in context.resolution.stray_positionals():
         if id(token) in joined:
             continue  # VL402 reports it more precisely
+        if id(token) in container_values:
+            continue  # a container option's value: VL407 reports the option
         message = (
             f"unexpected argument '{masked(token.text)}': vLLM {context.releases} takes "
             + ("one model" if takes == 1 else f"{takes} positional argument(s)")

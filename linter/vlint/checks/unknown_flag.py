@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.checks.support import canonical, lifetime, unknown_uses
 from vlint.model import Edit, Finding, Fix
@@ -41,6 +42,8 @@ def check(context: Context) -> Iterator[Finding]:
     for use in unknown_uses(context):
         if lifetime(context, use) is not None:
             continue
+        if container_option_after_image.explains(context, use):
+            continue  # VL407 reports it
         suggestion = did_you_mean(canonical(use.written), parser.long_strings)
         help_text = (
             f"did you mean '{suggestion}'?"

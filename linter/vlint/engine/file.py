@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from vlint import checks, target
-from vlint.checks import flag_not_yet_available, internal_error, unparsable_file
+from vlint.checks import flag_not_yet_available, internal_error, unparsable_file, unread_launch
 from vlint.checks.base import Context, rule_finding
 from vlint.discover import Source
 from vlint.engine.agree import agreed_fixes
@@ -95,6 +95,7 @@ class _Progress:
     def __init__(self, path: str) -> None:
         self.path = path
         self.invocations = 0
+        self.launch_kinds: list[str] = []
         self.launches: list[Launch] = []
         self.notes: list[str] = []
         self.defaulted = False
@@ -106,7 +107,7 @@ class _Progress:
             self.path, tuple(findings), tuple(self.launches), self.invocations,
             tuple(self.notes), tuple(self.config_refs.items()),
             frozenset(v for _, releases in self.launches for v in releases), self.defaulted,
-            self.config_linted)
+            self.config_linted, tuple(self.launch_kinds))
 
 
 def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Policy],
@@ -124,9 +125,14 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
         return done.result((_unparsable(path, kind, problem),))
     except Exception as error:
         raise _Failed("extract", error) from error
+    try:
+        unread = unread_launch.unread(path, kind, source.text, invocations)
+    except Exception as error:
+        raise _Failed("extract", error, unread_launch.RULE.code) from error
     findings: list[Finding] = []
     for index, invocation in enumerate(invocations):
         done.invocations += 1
+        done.launch_kinds.append(invocation.kind)
         try:
             chosen = target.releases_for(invocation, given)
         except Exception as error:
@@ -140,7 +146,7 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
             findings.extend(agreed_fixes(checked, chosen.releases))
         except Exception as error:
             raise _Failed("fix", error) from error
-    return done.result(merge(findings))
+    return done.result([*merge(findings), *unread])
 
 
 @contextmanager

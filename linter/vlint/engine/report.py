@@ -34,6 +34,8 @@ class FileResult:
     defaulted_target: bool = False
     # The file's normalised path when it is a vLLM --config file itself.
     config_linted: str | None = None
+    # The kind of each invocation's file (``Invocation.kind``), in order: workers send these.
+    launch_kinds: tuple[str, ...] = ()
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Report:
     launches: list[Launch] = field(default_factory=list)
     # Each reported file's exit-1 threshold (its settings' ``fail_on``).
     fail_on: dict[str, Severity] = field(default_factory=dict)
+    # How many invocations were linted in files of each kind (``compose``, ``shell``...).
+    invocations_by_kind: dict[str, int] = field(default_factory=dict)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -69,6 +73,8 @@ class Report:
     def absorb(self, result: FileResult) -> None:
         """Add what linting one file gave (all but its findings, which wait for the filter)."""
         self.invocations += result.invocations
+        for kind in result.launch_kinds:
+            self.invocations_by_kind[kind] = self.invocations_by_kind.get(kind, 0) + 1
         self.targets |= result.targets
         self.defaulted_target |= result.defaulted_target
         self.launches.extend(result.launches)
@@ -83,6 +89,11 @@ class Report:
         for note in notes:
             if note not in self.notes:
                 self.notes.append(note)
+
+
+def kinds_by_count(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """Each kind with its count, the most frequent first (then by name)."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def sort_findings(findings: Sequence[Finding]) -> list[Finding]:

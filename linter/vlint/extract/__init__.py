@@ -45,16 +45,34 @@ def _launcher() -> Extractor:
     return launcher
 
 
+def _makefile() -> Extractor:
+    from vlint.extract import makefile  # lazy: as above
+
+    return makefile
+
+
 def _markdown() -> Extractor:
     from vlint.extract import markdown  # lazy: as above
 
     return markdown
 
 
+def _notebook() -> Extractor:
+    from vlint.extract import notebook  # lazy: as above
+
+    return notebook
+
+
 def _python() -> Extractor:
     from vlint.extract import python  # lazy: as above
 
     return python
+
+
+def _ray_serve() -> Extractor:
+    from vlint.extract import ray_serve  # lazy: as above
+
+    return ray_serve
 
 
 def _shell() -> Extractor:
@@ -81,8 +99,11 @@ EXTRACTORS: Mapping[str, Callable[[], Extractor]] = {
     "helm": _helm,
     "kubernetes": _kubernetes,
     "launcher": _launcher,
+    "makefile": _makefile,
     "markdown": _markdown,
+    "notebook": _notebook,
     "python": _python,
+    "ray-serve": _ray_serve,
     "shell": _shell,
     "systemd": _systemd,
     "vllm-config": _vllm_config,

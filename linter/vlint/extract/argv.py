@@ -7,12 +7,12 @@ Python argv lists) hands them here, so a launcher is recognised the same way eve
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from vlint.extract import container
 from vlint.extract.deployment import enclosed, from_tokens
-from vlint.extract.wrappers import skip_wrappers
+from vlint.extract.wrappers import is_expansion, unwrap
 from vlint.knowledge.images import API_SERVER_MODULE, image_entry, is_server_image, release_from_image
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
@@ -21,7 +21,9 @@ CLI_MODULE = "vllm.entrypoints.cli.main"
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
-_PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W", "-c"})
+# The interpreter's options that take the next word (https://docs.python.org/3/using/cmdline.html);
+# `-c CODE` ends them: what follows is the code's own argv, not a module to run.
+_PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W"})
 
 
 def basename(word: str) -> str:
@@ -37,6 +39,8 @@ def _python_module(words: Sequence[Token], start: int) -> tuple[str, int] | None
             return words[index + 1].text, index + 2
         if text.startswith("-m") and len(text) > 2:
             return text[2:], index + 1
+        if text.startswith("-c"):
+            return None
         if text in _PYTHON_FLAGS_WITH_VALUE:
             index += 2
         elif text.startswith("-"):
@@ -103,6 +107,23 @@ def recognise_all(
 
     ``image`` is given when ``words`` are the arguments of that image's own entrypoint.
     """
+    return _recognise(
+        words, path=path, kind=kind, env=env, image=image, env_names=env_names, fallback=True
+    )
+
+
+def _recognise(
+    words: Sequence[Token],
+    *,
+    path: str,
+    kind: str,
+    env: Mapping[str, Token] | None,
+    image: str | None,
+    env_names: Mapping[str, Span] | None,
+    fallback: bool,
+) -> list[Invocation]:
+    """``recognise_all``; ``fallback`` is false for the words after an unknown wrapper's
+    ``--``, which are not searched for another ``--`` (the caller tries each one)."""
     merged_env = dict(env or {})
     names = dict(env_names or {})
     target = release_from_image(image) if image else None
@@ -111,7 +132,8 @@ def recognise_all(
     server_image = image is not None and is_server_image(image)
     if image is not None and server_image and _repeated_entry(words):
         return [_image_arguments(words, path, kind, merged_env, names, target)]
-    start = skip_wrappers(words, merged_env, names)
+    unwrapped = unwrap(words, merged_env, names)
+    words, start = unwrapped.words, unwrapped.start
     if start >= len(words):
         return []
     program = basename(words[start].text)
@@ -128,21 +150,19 @@ def recognise_all(
             anchor=_span_of(words[start:anchor_to]),
             entry=entry,
             args=tuple(words[args_from:]),
-            deployment=Deployment(env=from_tokens(merged_env, names)),
+            deployment=Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus),
             target=target,
         )
 
+    if unwrapped.module:
+        # `uv run -m MODULE ...`: the module word is where the launch starts.
+        return _module_launch(build, words, words[start].text, start + 1)
     if program == "vllm" and start + 1 < len(words) and words[start + 1].text == "serve":
         return [build("serve", start + 2, start + 2)]
-    if _PYTHON.match(program):
+    if _PYTHON.match(program) or is_expansion(words[start]):
+        # (`"$PY" -m vllm.entrypoints...`: an interpreter held in a variable.)
         found = _python_module(words, start + 1)
-        if found is not None:
-            module, after = found
-            if module == API_SERVER_MODULE:
-                return [build("api_server", after, after)]
-            if module == CLI_MODULE and after < len(words) and words[after].text == "serve":
-                return [build("serve", after + 1, after + 1)]
-        return []
+        return [] if found is None else _module_launch(build, words, *found)
     if program in _SHELLS:
         script = _nested_shell(words, start + 1)
         if script is None:
@@ -155,12 +175,57 @@ def recognise_all(
             return script.pos(offset) if offset < last else end
 
         found_inside = recognise_script(path, script.text, locate)
-        return [
-            enclosed(invocation, kind, Deployment(env=from_tokens(merged_env, names)), target)
-            for invocation in found_inside
-        ]
+        around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
+        return [enclosed(invocation, kind, around, target) for invocation in found_inside]
     if image is not None and server_image:
         return [_image_arguments(words, path, kind, merged_env, names, target)]
+    if not fallback:
+        return []
+    return _after_double_dash(words, start, path, kind, merged_env, names)
+
+
+def _module_launch(
+    build: Callable[[Entry, int, int], Invocation], words: Sequence[Token], module: str,
+    after: int,
+) -> list[Invocation]:
+    """The launch of ``python -m MODULE`` whose arguments start at ``words[after]``.
+
+    ``python -m dynamo.vllm`` is deliberately not one: NVIDIA Dynamo's worker parses its own
+    options first (``DynamoRuntimeArgGroup``, ``DynamoVllmArgGroup``: ``--endpoint``,
+    ``--disaggregation-mode``, ...) and hands only the rest to vLLM's ``AsyncEngineArgs``
+    parser, not to ``vllm serve``'s (ai-dynamo/dynamo, components/src/dynamo/vllm/args.py,
+    ``parse_args``).  Read as ``vllm serve``, every Dynamo option would be a false VL101 and
+    the server options it rejects (``--host``, ``--api-key``) would pass, against a vLLM
+    release the command does not name.
+    """
+    if module == API_SERVER_MODULE:
+        return [build("api_server", after, after)]
+    if module == CLI_MODULE and after < len(words) and words[after].text == "serve":
+        return [build("serve", after + 1, after + 1)]
+    return []
+
+
+# Programs that print their arguments rather than run them (`echo -- vllm serve`).
+_PRINTERS = frozenset({"echo", "printf"})
+_MAX_SEPARATORS = 4
+
+
+def _after_double_dash(
+    words: Sequence[Token], start: int, path: str, kind: str, env: Mapping[str, Token],
+    names: Mapping[str, Span],
+) -> list[Invocation]:
+    """``tool [options] -- vllm serve ...``: a wrapper vlint has no table for, ending its
+    options with ``--``; the words after the first ``--`` are read as the command it runs."""
+    if basename(words[start].text) in _PRINTERS:
+        return []
+    separators = [index for index in range(start + 1, len(words)) if words[index].text == "--"]
+    # (`tini -- dumb-init -- vllm serve`: each `--` in turn, a few at most, so that a line of
+    # many `--` words stays linear.)
+    for index in separators[:_MAX_SEPARATORS]:
+        found = _recognise(words[index + 1:], path=path, kind=kind, env=env, image=None,
+                           env_names=names, fallback=False)
+        if found:
+            return found
     return []
 
 

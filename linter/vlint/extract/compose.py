@@ -8,33 +8,35 @@ compose file (never from this process's environment); every character keeps its 
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from vlint.discover import Refused, confined_read, linted_roots
-from vlint.extract import deployment, shell
+from vlint.errors import Unparsable
+from vlint.extract import deployment, dotenv_files, shell
 from vlint.extract.argv import recognise_all
+from vlint.extract.dotenv_files import Dotenv
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.model import (
-    Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, Span, Token,
+    Deployment, Entry, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, Span,
+    Token,
 )
 from vlint.syntax import yamlpos
+from vlint.syntax.interpolation import interpolate as interpolate, plain_chars
+from vlint.syntax.interpolation import split_words as split_words
 from vlint.syntax.lines import Chars
 
 if TYPE_CHECKING:
+    from vlint.extract.dockerfile import BuiltImage
     from vlint.extract.nested import ExtractContext
     from ruamel.yaml.nodes import Node
 
     from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "compose"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_BREAKS = " \t\r\n"
 _URL = re.compile(r"https?://[^\s'\"]+")
 
 
@@ -59,21 +61,14 @@ def extract(
         variables = _Budgeted(dotenv_beside(path)[1].variables, MAX_INTERPOLATED)
     source = yamlpos.SourceIndex(text)
     found: list[Invocation] = []
+    builds = _Dockerfiles(path)
     for document in documents:
         services = yamlpos.mapping_node(yamlpos.mapping_get(document, "services"))
         if services is None:
             continue
         for _, service in yamlpos.mapping_items(services):
-            found.extend(_service(path, source, service, variables))
+            found.extend(_service(path, source, service, variables, builds))
     return found
-
-
-MAX_DOTENV_VALUE = 16_384  # characters
-# All values together: a small file whose lines each name a long value would otherwise expand
-# to gigabytes (and take minutes).
-MAX_DOTENV_TOTAL = 262_144  # characters
-MAX_DOTENV_SIZE = 2 * 2**20  # bytes, as vlint's default maximum file size
-_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 # The characters the variables of one compose file may put into it: ``${X}`` written 100,000
@@ -103,105 +98,14 @@ class _Budgeted(Mapping[str, str]):
         return len(self._variables)
 
 
-@dataclass(frozen=True)
-class Dotenv:
-    """A ``.env`` file's variables, and why some or all are unknown (a note's words), if so."""
-
-    variables: Mapping[str, str]
-    problem: str | None = None
-
-
 def dotenv_beside(path: str) -> tuple[str, Dotenv]:
-    """The ``.env`` file beside the compose file ``path``, and what vlint read of it.
-
-    It is read only inside the compose file's repository (``discover.confined_read``): a
-    symlink out of it, a FIFO or a ``/proc`` file gives no variables and a ``problem``.  Each
-    file is read and interpolated once per content (a run with many compose files shares it).
-    """
-    env = os.path.join(os.path.dirname(path), ".env")
-    try:
-        status = os.stat(env)
-        identity = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
-    except OSError:
-        identity = None
-    if identity is None and not os.path.lexists(env):
-        return env, Dotenv({})
-    return env, _dotenv(os.path.abspath(env), identity)
+    """The ``.env`` file beside the compose file ``path`` (``dotenv_files.dotenv_beside``), its
+    values interpolated among themselves as compose does."""
+    return dotenv_files.dotenv_beside(path, _interpolated_text)
 
 
-@lru_cache(maxsize=64)
-def _dotenv(env: str, identity: tuple[int, int, int, int] | None) -> Dotenv:
-    try:
-        data = confined_read(env, linted_roots([env]), MAX_DOTENV_SIZE)
-        # Universal newlines, as python-dotenv reads a file.
-        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except Refused as refused:
-        return Dotenv({}, f"skipped ({refused.reason})")
-    except UnicodeDecodeError:
-        return Dotenv({}, "skipped (not UTF-8)")
-    try:
-        raw = _simple_dotenv_text(text)
-        if raw is None:
-            from dotenv import dotenv_values  # lazy: ~6 ms a run; plain .env files skip it
-
-            raw = dotenv_values(stream=io.StringIO(text), interpolate=False)
-    except ValueError:
-        return Dotenv({})
-    return _resolved(raw)
-
-
-def _resolved(raw: Mapping[str, str | None]) -> Dotenv:
-    """The values interpolated among themselves, within the size limits: a value that would
-    be longer than MAX_DOTENV_VALUE, or come after MAX_DOTENV_TOTAL characters, is left unset
-    (unknown), so that growth stops there and nothing is guessed."""
-    resolved: dict[str, str] = {}
-    total = 0
-    over = False
-    for name, value in raw.items():
-        if value is None:
-            continue
-        # An upper bound, from the text alone: each reference expands at most once.
-        bound = len(value) + sum(len(resolved.get(m.group(1), ""))
-                                 for m in _REFERENCE.finditer(value))
-        if bound > MAX_DOTENV_VALUE or total + bound > MAX_DOTENV_TOTAL:
-            over = True
-            resolved.pop(name, None)
-            continue
-        text = interpolate(_plain_chars(value), resolved).text
-        total += len(text)
-        resolved[name] = text
-    if not over:
-        return Dotenv(resolved)
-    return Dotenv(resolved, f"values expand to more than {MAX_DOTENV_VALUE:,} characters "
-                            f"each or {MAX_DOTENV_TOTAL:,} in all; those are left unresolved")
-
-
-# A line python-dotenv reads as a comment or as NAME=VALUE with VALUE verbatim: no quote, space,
-# ``#`` or backslash, which its parser treats specially.
-_SIMPLE_DOTENV_LINE = re.compile(r"#.*|[A-Za-z_][A-Za-z0-9_]*=[^\s#'\"\\]*|")
-
-
-def simple_dotenv(path: str) -> dict[str, str | None] | None:
-    """What python-dotenv reads (uninterpolated) from a ``.env`` file of only empty lines,
-    comments and plain ``NAME=VALUE`` lines, without importing it (it and the logging it imports
-    cost a one-file run about 6 ms); None for any other file."""
-    with open(path, encoding="utf-8") as stream:  # universal newlines, as python-dotenv reads
-        return _simple_dotenv_text(stream.read())
-
-
-def _simple_dotenv_text(text: str) -> dict[str, str | None] | None:
-    values: dict[str, str | None] = {}
-    for line in text.split("\n"):
-        if not _SIMPLE_DOTENV_LINE.fullmatch(line):
-            return None
-        if line[:1] not in ("", "#"):
-            name, _, value = line.partition("=")
-            values[name] = value
-    return values
-
-
-def _plain_chars(text: str) -> Chars:
-    return Chars(text, tuple(Pos(1, 1) for _ in range(len(text) + 1)), (True,) * len(text))
+def _interpolated_text(text: str, variables: Mapping[str, str]) -> str:
+    return interpolate(plain_chars(text), variables).text
 
 
 def _scalar_chars(source: SourceIndex, node: Node, variables: Mapping[str, str]) -> Chars | None:
@@ -210,164 +114,6 @@ def _scalar_chars(source: SourceIndex, node: Node, variables: Mapping[str, str])
     value = yamlpos.scalar_value(node)
     written = Chars(value, yamlpos.scalar_positions(source, node), (True,) * len(value))
     return interpolate(written, variables)
-
-
-class _Builder:
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.positions: list[Pos] = []
-        self.literal: list[bool] = []
-
-    def add(self, chars: Chars, start: int, end: int, at: Pos | None = None) -> None:
-        for index in range(start, end):
-            self.text.append(chars.text[index])
-            self.positions.append(chars.positions[index] if at is None else at)
-            self.literal.append(chars.literal[index])
-
-    def done(self, end: Pos) -> Chars:
-        return Chars("".join(self.text), (*self.positions, end), tuple(self.literal))
-
-
-# Defaults nested deeper than this (``${A:-${B:-...}}``) are left unresolved: no real file
-# comes near it, and each level copies the text inside it.
-MAX_NESTED_DEFAULTS = 32
-
-
-def interpolate(chars: Chars, variables: Mapping[str, str], depth: int = 0) -> Chars:
-    """Compose interpolation: ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``$VAR``, ``$$``.
-
-    A resolved expression's characters all sit at the start of the expression; an unresolved
-    one stays as written and is not literal.
-    """
-    text = chars.text
-    out = _Builder()
-    index = 0
-    while index < len(text):
-        dollar = text.find("$", index)
-        if dollar < 0:
-            out.add(chars, index, len(text))
-            break
-        out.add(chars, index, dollar)
-        index = _expression(chars, dollar, variables, out, depth)
-    return out.done(chars.positions[-1])
-
-
-def _expression(
-    chars: Chars, dollar: int, variables: Mapping[str, str], out: _Builder, depth: int
-) -> int:
-    """Interpolate the expression at ``dollar`` into ``out``; return the index after it."""
-    text = chars.text
-    after = text[dollar + 1 : dollar + 2]
-    if after == "$":
-        out.add(chars, dollar, dollar + 1)
-        return dollar + 2
-    if after == "{":
-        close = _closing_brace(text, dollar + 2)
-        if close < 0:
-            out.add(chars, dollar, len(text))
-            out.literal[-(len(text) - dollar) :] = [False] * (len(text) - dollar)
-            return len(text)
-        end = close + 1
-        inner = Chars(
-            text[dollar + 2 : close],
-            chars.positions[dollar + 2 : close + 1],
-            chars.literal[dollar + 2 : close],
-        )
-        resolved = _braced(inner, variables, depth) if depth < MAX_NESTED_DEFAULTS else None
-    else:
-        name = _NAME.match(text, dollar + 1)
-        if name is None:
-            out.add(chars, dollar, dollar + 1)
-            return dollar + 1
-        end = name.end()
-        value = variables.get(name.group())
-        resolved = None if value is None else _plain_chars(value)
-    if resolved is None:
-        out.add(chars, dollar, end)
-        out.literal[-(end - dollar) :] = [False] * (end - dollar)
-    else:
-        out.add(resolved, 0, len(resolved.text), at=chars.positions[dollar])
-    return end
-
-
-def _closing_brace(text: str, start: int) -> int:
-    depth = 1
-    for index in range(start, len(text)):
-        if text[index] == "{" and text[index - 1] == "$":
-            depth += 1
-        elif text[index] == "}":
-            depth -= 1
-            if depth == 0:
-                return index
-    return -1
-
-
-def _braced(inner: Chars, variables: Mapping[str, str], depth: int) -> Chars | None:
-    """The value of ``${inner}``, or None when it cannot be resolved statically."""
-    name = _NAME.match(inner.text)
-    if name is None:
-        return None
-    value = variables.get(name.group())
-    rest = inner.text[name.end() :]
-    operator = next((op for op in (":-", ":?", ":+", "-", "?", "+") if rest.startswith(op)), "")
-    if rest and not operator:
-        return None
-    word_start = name.end() + len(operator)
-    word = Chars(inner.text[word_start:], inner.positions[word_start:], inner.literal[word_start:])
-    is_set = value is not None
-    is_nonempty = bool(value)
-    if operator in (":-", "-"):
-        use_value = is_nonempty if operator == ":-" else is_set
-        return _plain_chars(value or "") if use_value else interpolate(word, variables, depth + 1)
-    if operator in (":+", "+"):
-        use_word = is_nonempty if operator == ":+" else is_set
-        return interpolate(word, variables, depth + 1) if use_word else _plain_chars("")
-    return _plain_chars(value) if value is not None else None
-
-
-def split_words(chars: Chars) -> list[Token]:
-    """Split a string into words as compose does for a string ``command:``/``entrypoint:``.
-
-    Compose does not run a shell: it splits with shell-like quoting (single quotes, double
-    quotes with backslash escapes, backslash outside quotes) and nothing else.
-    """
-    text = chars.text
-    words: list[Token] = []
-    index = 0
-    while index < len(text):
-        if text[index] in _WORD_BREAKS:
-            index += 1
-            continue
-        word = _Builder()
-        quote = ""
-        while index < len(text):
-            char = text[index]
-            if quote == "'":
-                if char == "'":
-                    quote = ""
-                else:
-                    word.add(chars, index, index + 1)
-            elif quote == '"':
-                if char == '"':
-                    quote = ""
-                elif char == "\\" and text[index + 1 : index + 2] in ('"', "\\", "$", "`"):
-                    index += 1
-                    word.add(chars, index, index + 1)
-                else:
-                    word.add(chars, index, index + 1)
-            elif char in _WORD_BREAKS:
-                break
-            elif char in "'\"":
-                quote = char
-            elif char == "\\" and index + 1 < len(text):
-                index += 1
-                word.add(chars, index, index + 1)
-            else:
-                word.add(chars, index, index + 1)
-            index += 1
-        built = word.done(chars.positions[index])
-        words.append(Token(built.text, built.positions, all(built.literal)))
-    return words
 
 
 @dataclass(frozen=True)
@@ -602,17 +348,31 @@ def _volumes(service: Node, scalar: _Scalar, get: _Get) -> tuple[Mount, ...]:
 
 
 def _service(
-    path: str, source: SourceIndex, service: Node, variables: Mapping[str, str]
+    path: str, source: SourceIndex, service: Node, variables: Mapping[str, str],
+    builds: _Dockerfiles,
 ) -> list[Invocation]:
     if yamlpos.mapping_node(service) is None:
         return []
+    entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
+    command = _argv(source, yamlpos.mapping_get(service, "command"), variables)
+    build = yamlpos.mapping_get(service, "build")
+    if build is not None and not yamlpos.is_null(build) and not _pulls_image(source, service):
+        built = builds.read(source, build, variables)
+        at = _key_span(source, service, build)
+        named = yamlpos.mapping_get(service, "image")
+        # ``image:`` names the image compose builds; without it, a Dockerfile that keeps its
+        # base image's entry point runs as that image does (shown at ``build:``).
+        facts = _deployment(source, service, variables,
+                            None if named is None else _scalar_chars(source, named, variables))
+        if facts.image is None and built is not None and built.base is not None \
+                and built.entrypoint is None:
+            facts = replace(facts, image=Located(built.base, at))
+        return _built_service(path, at, built, entrypoint, command, facts)
     image_node = yamlpos.mapping_get(service, "image")
     image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
     image = image_chars.text if image_chars is not None else None
     facts = _deployment(source, service, variables, image_chars)
     vllm_image = is_vllm_image(image)
-    entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
-    command = _argv(source, yamlpos.mapping_get(service, "command"), variables)
     target = release_from_image(image) if image else None
 
     def finish(found: Sequence[Invocation]) -> list[Invocation]:
@@ -649,3 +409,201 @@ def _shell(path: str, chars: Chars) -> list[Invocation]:
 
     # Compose splits a string into words without a shell: a line break ends nothing there.
     return shell.extract(path, chars.text, chars.locate, shell=False)
+
+
+# --- services built from a Dockerfile -------------------------------------------------------
+
+# A Dockerfile is a few kilobytes; a compose file reads at most this many distinct builds.
+MAX_DOCKERFILE_SIZE = 1 << 20  # bytes
+MAX_DOCKERFILES = 16
+_REMOTE_CONTEXT = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^git@|^github\.com/")
+
+
+def _pulls_image(source: SourceIndex, service: Node) -> bool:
+    """Whether ``pull_policy: always`` makes compose run the pulled ``image:`` rather than the
+    image ``build:`` makes (docker/compose#9730); with any other policy, compose builds the
+    service (when its image is missing, or always with ``--build``) and tags the result with
+    ``image:``, which is then only the built image's name."""
+    policy = yamlpos.mapping_get(service, "pull_policy")
+    chars = None if policy is None else _scalar_chars(source, policy, {})
+    return chars is not None and chars.text.strip() == "always"
+
+
+def _key_span(source: SourceIndex, service: Node, value: Node) -> Span:
+    key = next(k for k, v in yamlpos.mapping_items(service) if v is value)
+    return Span(source.pos(key.start_mark.index), source.pos(key.end_mark.index))
+
+
+class _Dockerfiles:
+    """The Dockerfiles the services of one compose file are built from, each read once.
+
+    A Dockerfile is read relative to the compose file (``context``, then ``dockerfile``
+    inside it), through ``discover.confined_read`` within the compose file's repository and
+    under MAX_DOCKERFILE_SIZE: a symlink out of the repository, a FIFO or an oversized file
+    gives no image (the service's target is then unknown, never guessed).  A remote context
+    (a URL, ``git@...``) is not read.  ``dockerfile_inline:`` is read as written.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.texts: dict[str, str | None] = {}
+        self.built: dict[tuple[str, tuple[tuple[str, str], ...], str | None],
+                         BuiltImage | None] = {}
+
+    def read(self, source: SourceIndex, build: Node, variables: Mapping[str, str]
+             ) -> BuiltImage | None:
+        """The image the ``build:`` value ``build`` makes, or None when it cannot be read."""
+        def text_of(key: str) -> str | None:
+            node = yamlpos.mapping_get(build, key) if yamlpos.mapping_node(build) else None
+            chars = None if node is None else _scalar_chars(source, node, variables)
+            return None if chars is None else chars.text if all(chars.literal) else "$"
+
+        if yamlpos.is_scalar(build):
+            chars = _scalar_chars(source, build, variables)
+            context = None if chars is None or not all(chars.literal) else chars.text
+            dockerfile, inline, target = "Dockerfile", None, None
+        else:
+            context = text_of("context") or "."
+            dockerfile = text_of("dockerfile") or "Dockerfile"
+            inline, target = text_of("dockerfile_inline"), text_of("target")
+        args = _build_args(source, build, variables)
+        if context is None or "$" in context or "$" in dockerfile or (target and "$" in target):
+            return None
+        if inline is not None:
+            name = "inline:" + inline
+        elif _REMOTE_CONTEXT.match(context):
+            return None
+        else:
+            name = os.path.normpath(os.path.join(os.path.dirname(self.path), context, dockerfile))
+        key = (name, tuple(sorted(args.items())), target)
+        if key not in self.built:
+            if len(self.built) >= MAX_DOCKERFILES:
+                return None
+            text = inline if inline is not None else self._text(name)
+            self.built[key] = None if text is None else _parse_built(text, args, target)
+        return self.built[key]
+
+    def _text(self, name: str) -> str | None:
+        if name not in self.texts:
+            self.texts[name] = _confined_text(name, self.path)
+        return self.texts[name]
+
+
+def _confined_text(name: str, compose: str) -> str | None:
+    if not os.path.lexists(name):
+        return None
+    try:
+        data = confined_read(name, linted_roots([compose]), MAX_DOCKERFILE_SIZE)
+        return data.decode("utf-8")
+    except (Refused, UnicodeDecodeError):
+        return None
+
+
+def _parse_built(text: str, args: Mapping[str, str], target: str | None) -> BuiltImage | None:
+    from vlint.extract import dockerfile  # lazy: dockerfile imports this module's interpolation
+
+    try:
+        return dockerfile.built_image(text, args, target)
+    except Unparsable:
+        return None
+
+
+def _build_args(source: SourceIndex, build: Node, variables: Mapping[str, str]
+                ) -> dict[str, str]:
+    """``build.args``, a mapping or a list of ``NAME=VALUE``; a name without a value (taken
+    from the environment compose runs in) or with an unresolved one is left out."""
+    node = yamlpos.mapping_get(build, "args") if yamlpos.mapping_node(build) else None
+    found: dict[str, str] = {}
+    if node is None:
+        return found
+    for item in yamlpos.sequence_items(node):
+        chars = _scalar_chars(source, item, variables)
+        if chars is not None and all(chars.literal) and "=" in chars.text:
+            name, _, value = chars.text.partition("=")
+            found[name] = value
+    if yamlpos.mapping_node(node) is not None:
+        for key, given in yamlpos.mapping_items(node):
+            chars = _scalar_chars(source, given, variables)
+            if chars is not None and all(chars.literal):
+                found[str(key.value)] = chars.text
+    return found
+
+
+def _built_service(
+    path: str, build_span: Span, built: BuiltImage | None, entrypoint: _Argv | None,
+    command: _Argv | None, facts: Deployment,
+) -> list[Invocation]:
+    """The launches of a service built from a Dockerfile (``built``; None when it could not be
+    read): its entry point and target come from the Dockerfile.  The image's own launch (its
+    ENTRYPOINT with a CMD that has arguments) is the Dockerfile's, found when vlint lints the
+    Dockerfile; here are the launches whose arguments this compose file writes."""
+    release = None if built is None else built.release
+
+    def finish(found: Sequence[Invocation]) -> list[Invocation]:
+        return [deployment.enclosed(invocation, KIND, facts, release) for invocation in found]
+
+    if entrypoint is not None:
+        command_words = command.words if command is not None else ()
+        if entrypoint.string is not None and command is None:
+            return finish(_shell(path, entrypoint.string))
+        found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND)
+        if not found and command_words:
+            found = recognise_all(command_words, path=path, kind=KIND)
+        return finish(found)
+    server = _server_entry(built)
+    if command is None:
+        if server is None or built is None or built.cmd is not None:
+            return []
+        return [Invocation(path, (KIND,), "cli", build_span, entry=server, deployment=facts,
+                           target=release)]
+    if built is not None and built.entrypoint is not None:
+        if built.entrypoint.words is None:
+            return []  # a shell-form ENTRYPOINT ignores the command
+        if server is not None:
+            # (A repeated ``vllm serve`` is reported against the image's name, when known.)
+            return finish(_after_entrypoint(path, built.entrypoint.words, command,
+                                            facts.image is not None))
+    elif built is not None and built.base is not None and is_server_image(built.base):
+        found = recognise_all(command.words, path=path, kind=KIND, image=built.base)
+        return finish([replace(invocation, target=release) for invocation in found])
+    if command.string is not None:
+        return finish(_shell(path, command.string))
+    return finish(recognise_all(command.words, path=path, kind=KIND))
+
+
+def _server_entry(built: BuiltImage | None) -> Entry | None:
+    """The server the built image's entry point starts with no argument of its own (its base
+    server image's, or its own bare ``ENTRYPOINT ["vllm", "serve"]``), if it is one."""
+    if built is None:
+        return None
+    if built.entrypoint is None:
+        if built.base is not None and is_server_image(built.base):
+            return image_entry(built.release)
+        return None
+    if built.entrypoint.words is None:
+        return None
+    found = recognise_all(built.entrypoint.words, path="", kind=KIND)
+    if len(found) == 1 and not found[0].args and not found[0].deployment.env:
+        return found[0].entry
+    return None
+
+
+def _after_entrypoint(
+    path: str, entrypoint: Sequence[Token], command: _Argv, keep_repeated: bool
+) -> list[Invocation]:
+    """The compose ``command:`` words as the arguments of the Dockerfile's bare server
+    ENTRYPOINT; the launch is placed at the command (the entry point's words are in another
+    file).  With ``keep_repeated``, leading words that repeat the entry point (``vllm serve``
+    or ``serve``) are kept apart, as argv keeps them for a server image's arguments (VL401)."""
+    words = command.words
+    repeated = _repeated_entry(words) if keep_repeated else 0
+    ours = {id(word) for word in words}
+    found = recognise_all((*entrypoint, *words[repeated:]), path=path, kind=KIND)
+    return [replace(invocation, anchor=command.anchor, repeated_entry=tuple(words[:repeated]))
+            for invocation in found if all(id(arg) in ours for arg in invocation.args)]
+
+
+def _repeated_entry(words: Sequence[Token]) -> int:
+    if len(words) >= 2 and words[0].text.rsplit("/", 1)[-1] == "vllm" and words[1].text == "serve":
+        return 2
+    return 1 if words and words[0].text == "serve" else 0

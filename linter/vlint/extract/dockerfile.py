@@ -26,9 +26,10 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment, shell
 from vlint.extract.argv import recognise_all
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
-from vlint.extract.compose import interpolate, split_words
 from vlint.extract.nested import ExtractContext
 from vlint.model import Deployment, EnvVar, Invocation, Located, Pos, Span, Token
+from vlint.syntax import shell as shell_syntax
+from vlint.syntax.interpolation import interpolate, split_words
 from vlint.syntax.dockerfile import BLANKS, Instruction, exec_form, parse, strip
 from vlint.syntax.lines import Chars
 
@@ -76,27 +77,83 @@ class _Stage:
     cmd_set: bool = False
     variables: dict[str, str] = field(default_factory=dict)
     env: dict[str, EnvVar] = field(default_factory=dict)
+    # The vLLM release the stage holds: its base image's (a release, or "latest"), or the
+    # specifier of a later ``pip install vllm==X`` (``==0.9.2``); None when unknown.
+    release: str | None = None
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """The command the image runs (when it launches vLLM) and every ``RUN`` that launches it."""
-    instructions = parse(text, context.locate if context else None)
-    global_args: dict[str, str] = {}
-    stages: dict[str, _Stage] = {}
-    stage: _Stage | None = None
+    build = _Build()
     found: list[Invocation] = []
-    budget = _Budget()
-    for instruction in instructions:
+    for instruction in parse(text, context.locate if context else None):
+        stage = build.step(instruction)
+        if instruction.keyword == "RUN" and stage is not None:
+            # A RUN is a build step, not the image's server: no image, only its release.
+            found.extend(
+                replace(i, deployment=replace(i.deployment, image=None))
+                for i in _finish(_run(path, instruction), stage)
+            )
+    if build.stage is not None:
+        found.extend(_finish(_runs(path, build.stage), build.stage))
+    return sorted(found, key=lambda invocation: invocation.anchor.start)
+
+
+@dataclass(frozen=True)
+class BuiltImage:
+    """What a Dockerfile builds: its final stage, or the stage a build ``target`` names.
+
+    ``base`` is the image the stage starts from, through ``FROM x AS y`` chains; ``entrypoint``
+    and ``cmd`` are the stage's own (or inherited from an earlier stage of the file), None
+    where the Dockerfile leaves its base image's; ``release`` is the vLLM release it holds (its
+    base image's tag, or the specifier of a later ``pip install vllm==X``), None when unknown.
+    The words of ``entrypoint`` and ``cmd`` are positioned in the Dockerfile's own text.
+    """
+
+    base: str | None
+    entrypoint: Command | None
+    cmd: Command | None
+    release: str | None
+
+
+def built_image(
+    text: str, build_args: Mapping[str, str] | None = None, target: str | None = None
+) -> BuiltImage | None:
+    """The image the Dockerfile ``text`` builds with the ``--build-arg`` values ``build_args``
+    (they replace the defaults of the ``ARG`` they name, as ``docker build`` does); None when
+    it has no stage, or none named ``target``.  Raises Unparsable as ``extract`` does."""
+    build = _Build(build_args or {})
+    for instruction in parse(text):
+        build.step(instruction)
+    stage = build.stages.get(target.lower()) if target else build.stage
+    if stage is None:
+        return None
+    return BuiltImage(stage.base, stage.entrypoint, stage.cmd, stage.release)
+
+
+class _Build:
+    """The stages of one Dockerfile, built instruction by instruction."""
+
+    def __init__(self, build_args: Mapping[str, str] | None = None) -> None:
+        self.build_args: Mapping[str, str] = build_args or {}
+        self.global_args: dict[str, str] = {}
+        self.stages: dict[str, _Stage] = {}
+        self.stage: _Stage | None = None
+        self.budget = _Budget()
+
+    def step(self, instruction: Instruction) -> _Stage | None:
+        """Apply one instruction; the stage it belongs to (None before the first FROM)."""
         keyword, args = instruction.keyword, instruction.args
+        stage = self.stage
         if keyword == "FROM":
-            stage = _from(args, global_args, stages, budget)
+            self.stage = _from(args, self.global_args, self.stages, self.budget)
         elif keyword == "ARG":
-            scope = global_args if stage is None else stage.variables
-            _arg(args, scope, global_args, stage, budget)
+            scope = self.global_args if stage is None else stage.variables
+            _arg(args, scope, self.global_args, stage, self.budget, self.build_args)
         elif stage is None:
-            continue
+            pass
         elif keyword == "ENV":
-            for variable in _assignments(args, stage.variables, budget):
+            for variable in _assignments(args, stage.variables, self.budget):
                 stage.env[variable.name] = variable
                 stage.variables[variable.name] = variable.value.text
         elif keyword == "ENTRYPOINT":
@@ -107,14 +164,8 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
             stage.cmd = _command(args)
             stage.cmd_set = True
         elif keyword == "RUN":
-            # A RUN is a build step, not the image's server: no image, only its release.
-            found.extend(
-                replace(i, deployment=replace(i.deployment, image=None))
-                for i in _finish(_run(path, instruction), stage)
-            )
-    if stage is not None:
-        found.extend(_finish(_runs(path, stage), stage))
-    return sorted(found, key=lambda invocation: invocation.anchor.start)
+            _apply_installs(instruction, stage, self.budget)
+        return self.stage
 
 
 # --- instructions ---------------------------------------------------------------------------
@@ -149,9 +200,10 @@ def _from(
     parent = stages.get(image.text.lower())
     if parent is not None:
         stage = _Stage(parent.base, parent.base_span, parent.entrypoint, parent.cmd, False,
-                       dict(parent.variables), dict(parent.env))
+                       dict(parent.variables), dict(parent.env), parent.release)
     else:
-        stage = _Stage(image.text, span)
+        # Only a vLLM image's tag is a vLLM release (``nvidia/cuda:12.4.1`` is not).
+        stage = _Stage(image.text, span, release=release_from_image(image.text))
     if len(words) >= 3 and words[1].text.lower() == "as":
         stages[words[2].text.lower()] = stage
     return stage
@@ -159,11 +211,13 @@ def _from(
 
 def _arg(
     args: Chars, scope: dict[str, str], global_args: Mapping[str, str], stage: _Stage | None,
-    budget: _Budget,
+    budget: _Budget, build_args: Mapping[str, str],
 ) -> None:
     for word in split_words(args):
         name, equals, _ = word.text.partition("=")
-        if equals:
+        if name in build_args:
+            scope[name] = build_args[name]
+        elif equals:
             value = _interpolate(Chars.of(word).slice(len(name) + 1), scope, budget)
             scope[name] = value.text
         elif stage is not None and name in global_args:
@@ -198,6 +252,132 @@ def _command(args: Chars) -> Command:
     stripped = strip(args)
     words = exec_form(stripped)
     return Command(words, None) if words is not None else Command(None, stripped)
+
+
+# --- what a RUN installs ----------------------------------------------------------------------
+
+_PIP = re.compile(r"pip(\d+(\.\d+)?)?$")
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
+# pip's and uv pip's install options that take the next word as their value.
+_PIP_VALUE_OPTIONS = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+    "--extra-index-url", "--index", "--default-index", "-f", "--find-links", "-t", "--target",
+    "--prefix", "--root", "-p", "--python", "--trusted-host", "--platform", "--python-version",
+    "--implementation", "--abi", "--cache-dir", "--src", "--upgrade-strategy", "-C",
+    "--config-settings", "--global-option", "--no-binary", "--only-binary", "--index-strategy",
+    "--torch-backend", "--extra", "--group", "--override", "--progress-bar", "--log", "--proxy",
+    "--retries", "--timeout", "--exists-action", "--cert", "--client-cert", "--report",
+})
+_UPGRADE = frozenset({"-U", "--upgrade", "--force-reinstall"})
+# A wheel of vLLM named by URL or path: ``.../vllm-0.6.3+cu118-cp38-abi3-manylinux1_x86_64.whl``.
+_WHEEL = re.compile(r"(?:^|/)vllm-(\d[0-9A-Za-z.!+]*)-[^/]*\.whl$")
+
+
+@dataclass(frozen=True)
+class _Install:
+    """A ``pip install`` that names vllm: the specifier it pins (None: not pinned, or not
+    literal), and whether it replaces the vLLM already in the image."""
+
+    specifier: str | None
+    replaces: bool
+
+
+def _apply_installs(instruction: Instruction, stage: _Stage, budget: _Budget) -> None:
+    """Record in ``stage`` the vLLM a ``RUN`` installs: ``pip install vllm==0.9.2``, ``pip3
+    install "vllm[audio]>=0.9"``, ``uv pip install --system vllm==${VLLM_VERSION}``,
+    ``python3 -m pip install vllm-0.9.2-...whl``.  The shell form's ``$VAR``/``${VAR}`` are the
+    stage's ARG and ENV values, as the shell that runs it sees them; the exec form expands
+    nothing.  The last install of a stage wins; ``pip install vllm`` without a version keeps
+    the vLLM already there unless it upgrades (``-U``)."""
+    texts = [instruction.args, *instruction.heredocs]
+    if not any("vllm" in chars.text.lower() for chars in texts):
+        return
+    args = strip(instruction.args)
+    exec_words = exec_form(args)
+    if exec_words is not None:
+        commands = [[word.text for word in exec_words]]
+    else:
+        commands = [
+            [_expanded(word, stage.variables, budget) for word in command.words]
+            for chars in texts for command in shell_syntax.parse_words(chars.text)
+        ]
+    for words in commands:
+        install = _vllm_install(words)
+        if install is not None and install.replaces:
+            stage.release = install.specifier
+
+
+def _expanded(word: Token, variables: Mapping[str, str], budget: _Budget) -> str:
+    if word.literal:
+        return word.text
+    chars = Chars(word.text, (word.span.start,) * (len(word.text) + 1), (True,) * len(word.text))
+    expanded = _interpolate(chars, variables, budget)
+    return expanded.text if all(expanded.literal) else word.text
+
+
+def _vllm_install(words: Sequence[str]) -> _Install | None:
+    """The vllm install of one command's words, if it is a pip install naming vllm."""
+    start = _install_arguments(words)
+    if start is None:
+        return None
+    found: _Install | None = None
+    upgrade = False
+    skip = False
+    for word in words[start:]:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            upgrade |= word in _UPGRADE
+            skip = word in _PIP_VALUE_OPTIONS
+        else:
+            pinned = _requirement(word)
+            if pinned is not None:
+                found = pinned
+    if found is None:
+        return None
+    return _Install(found.specifier, found.replaces or upgrade)
+
+
+def _install_arguments(words: Sequence[str]) -> int | None:
+    """Where the arguments of ``pip install`` (``pip3``, ``uv pip``, ``python -m pip``) start."""
+    for index, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        rest = list(words[index + 1 : index + 4])
+        if _PIP.match(name) and rest[:1] == ["install"]:
+            return index + 2
+        if name == "uv" and rest[:2] == ["pip", "install"]:
+            return index + 3
+        if _PYTHON.match(name) and rest[:3] == ["-m", "pip", "install"]:
+            return index + 4
+    return None
+
+
+def _requirement(word: str) -> _Install | None:
+    """What one ``pip install`` argument says of vllm: None when it is not vllm."""
+    wheel = _WHEEL.search(word)
+    if wheel is not None:
+        return _pin("==" + wheel.group(1))
+    if "vllm" not in word.lower():
+        return None
+    if "$" in word:
+        return _Install(None, True)  # vllm, at a version the build decides
+    from packaging.requirements import InvalidRequirement, Requirement  # lazy: 15 ms, rare
+
+    try:
+        requirement = Requirement(word)
+    except InvalidRequirement:
+        return None
+    if requirement.name.lower() != "vllm" or requirement.url:
+        return None
+    specifier = str(requirement.specifier)
+    return _pin(specifier) if specifier else _Install(None, False)
+
+
+def _pin(specifier: str) -> _Install:
+    """``==0.6.3+cu118`` is release 0.6.3 built for CUDA 11.8: the local label is dropped."""
+    if specifier.startswith("==") and "," not in specifier and "+" in specifier:
+        specifier = specifier.partition("+")[0]
+    return _Install(specifier, True)
 
 
 # --- what runs ------------------------------------------------------------------------------
@@ -249,17 +429,15 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
     if image is not None and is_server_image(image):
         if not cmd_words:
 
-            entry = image_entry(release_from_image(image))
+            entry = image_entry(stage.release)
             return [Invocation(path, (KIND,), "cli", stage.base_span, entry=entry)]
-        return recognise_all(cmd_words, path=path, kind=KIND, image=image)
+        # The stage's release, not the base image's tag: a later pip install replaces it.
+        return [replace(invocation, target=stage.release)
+                for invocation in recognise_all(cmd_words, path=path, kind=KIND, image=image)]
     return recognise_all(cmd_words, path=path, kind=KIND)
 
 
 def _finish(found: Sequence[Invocation], stage: _Stage) -> list[Invocation]:
-
-    # Only a vLLM image's tag is a vLLM release (``nvidia/cuda:12.4.1`` is not).
-    server = stage.base is not None and is_server_image(stage.base)
-    target = release_from_image(stage.base) if stage.base and server else None
     image = None if stage.base is None else Located(stage.base, stage.base_span)
     facts = Deployment(image=image, env=stage.env)
-    return [deployment.enclosed(invocation, KIND, facts, target) for invocation in found]
+    return [deployment.enclosed(invocation, KIND, facts, stage.release) for invocation in found]

@@ -1,4 +1,4 @@
-"""Helm charts: templates and values files, read without rendering anything.
+"""Helm charts: templates, values files and Flux ``HelmRelease`` values, read without rendering.
 
 A template is not YAML until Helm renders it.  vlint does not render: every ``{{ ... }}``
 expression is replaced by a placeholder of the same length (line breaks kept), so every other
@@ -9,16 +9,24 @@ both branches of a conditional are read.  The result is read as a Kubernetes man
 the masked text is still not YAML, each ``---`` document is tried alone and those that fail are
 skipped: a template is never reported as unparsable.
 
-Values files are not manifests; only argument lists that certainly reach vLLM are read, so that
-a guess never produces a finding:
+Values files are not manifests.  The values of charts whose templates vlint has read are read
+as the commands those templates write, each setting at its YAML span (one module per chart
+family): the vLLM production stack (``vlint.extract.chart_production_stack``), the bjw-s
+app-template (``vlint.extract.chart_app_template``) and llm-d's ModelService
+(``vlint.extract.chart_modelservice``).  Elsewhere only argument lists that certainly reach
+vLLM are read, so that a guess never produces a finding:
 
-- ``vllmConfig.extraArgs`` (the vLLM production stack), appended to ``vllm serve MODEL``;
-- ``args:`` or ``extraArgs:`` beside a vLLM server image (``image: vllm/vllm-openai:TAG``, or
-  ``repository:`` + ``tag:``), the server's arguments;
+- ``vllmConfig.extraArgs`` outside a production-stack ``modelSpec``, appended to
+  ``vllm serve MODEL``;
+- ``args:`` or ``extraArgs:`` beside a vLLM server image (``image: vllm/vllm-openai:TAG``,
+  ``image: {registry, repository, tag}``, ``image: {name, tag}``, or ``repository:`` +
+  ``tag:``), the server's arguments;
 - ``engine: VLLM`` with ``args:`` (KubeAI) and containers, as in a manifest.
 
 In such a fragment the model is given by the chart, so a stand-in (not literal) model is put
-first.
+first.  A Flux ``HelmRelease`` (``helm.toolkit.fluxcd.io``) is a values document at
+``spec.values``; its ``${VAR}`` substitutions (Flux ``postBuild.substitute``) are unresolved
+values, as templates are.
 """
 
 from __future__ import annotations
@@ -30,9 +38,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
-from vlint.extract import deployment, kubernetes
+from vlint.extract import (
+    chart_app_template, chart_modelservice, chart_production_stack, chart_values, deployment,
+    kubernetes,
+)
 from vlint.extract.argv import recognise_all
-from vlint.knowledge.images import is_server_image, release_from_image
+from vlint.knowledge.images import release_from_image
 from vlint.model import Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.yamlpos import SourceIndex
@@ -54,26 +65,42 @@ _DOCUMENT = re.compile(r"^---", re.MULTILINE)
 _ARG_LISTS = ("args", "extraArgs")
 _MAX_DEPTH = 64
 _OPENERS = frozenset({"if", "with", "range", "define", "block"})
+_HELM_RELEASE = re.compile(r"^kind:[ \t]*['\"]?HelmRelease['\"]?[ \t]*(#.*)?\r?$", re.MULTILINE)
+_FLUX_VARIABLE = re.compile(r"\$\{[^{}\n]{1,256}\}")
+# The chart families whose values are read as their templates write them, each with the
+# values keys its reading takes over.
+_FAMILIES = (
+    (chart_production_stack, (chart_production_stack.KEY,)),
+    (chart_app_template, (chart_app_template.KEY,)),
+    (chart_modelservice, chart_modelservice.ROLES),
+)
 
 
 def mask(text: str) -> tuple[str, dict[Pos, str]]:
     """The text with template actions masked, and each masked character's position and text.
 
-    Lines that hold only actions become blank, and so do the lines of every ``else`` branch:
-    the text read is the rendering in which each conditional takes its first branch, so two
-    exclusive branches never give contradictory arguments.
+    Lines that hold only actions become blank, and so do the lines of every ``else`` branch
+    (and the rest of a line after an ``else``, up to its ``end``): the text read is the
+    rendering in which each conditional takes its first branch, so two exclusive branches never
+    give contradictory arguments.  Two effects of Helm's rendering that a blank line would undo
+    are kept (``_keep_rendering``): a shell line continuation that runs through lines whose
+    actions chomp their line break (``{{-``), and the indentation of a block scalar whose first
+    line is blanked.
     """
     chars = list(text)
     unresolved: dict[Pos, str] = {}
     source = SourceIndex(text)
-    actions_at: dict[int, list[str]] = {}
+    actions_at: dict[int, list[tuple[int, int, str]]] = {}
     for start, end in _actions(text):
-        actions_at.setdefault(source.pos(start).line, []).append(text[start:end])
+        at = source.pos(start)
+        columns = (at.column, at.column + (end - start))
+        actions_at.setdefault(at.line, []).append((*columns, text[start:end]))
         for index in range(start, end):
             if text[index] not in "\r\n":
                 chars[index] = _PLACEHOLDER
                 unresolved[source.pos(index)] = text[index]
     lines = "".join(chars).split("\n")
+    blanked: set[int] = set()  # the lines (0-based) made blank
     skipping: list[bool] = []  # one entry per open if/with/range: inside its else branch?
     for number, line in enumerate(lines, start=1):
         bare = line.rstrip("\r")
@@ -82,11 +109,76 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
             for column, char in enumerate(bare, start=1)
             if not char.isspace()
         )
-        if pure or any(skipping):
+        whole = pure or any(skipping)
+        if whole:
             lines[number - 1] = " " * len(bare) + line[len(bare) :]
-        for action in actions_at.get(number, []):
+            blanked.add(number - 1)
+        row = list(lines[number - 1])
+        skipped_from: int | None = None  # the column where a branch not read starts
+        for first, after, action in actions_at.get(number, []):
+            was = any(skipping)
             _follow(action, skipping)
+            if whole:
+                continue
+            if not was and any(skipping):
+                skipped_from = first
+            elif was and not any(skipping) and skipped_from is not None:
+                row[skipped_from - 1 : after - 1] = " " * (after - skipped_from)
+                skipped_from = None
+        if skipped_from is not None:
+            row[skipped_from - 1 : len(bare)] = " " * (len(bare) - skipped_from + 1)
+        lines[number - 1] = "".join(row)
+    _keep_rendering(text.split("\n"), lines, blanked, actions_at)
     return "\n".join(lines), unresolved
+
+
+# A block scalar's header ends its line (``args: |``, ``- |-``); read on the line's last
+# characters only, so that a long line costs nothing.
+_BLOCK_HEADER = re.compile(r"[:-][ \t][|>][1-9+-]{0,2}$")
+
+
+def _keep_rendering(
+    original: list[str],
+    lines: list[str],
+    blanked: set[int],
+    actions_at: Mapping[int, list[tuple[int, int, str]]],
+) -> None:
+    """Keep, in the masked ``lines``, what blank lines would change in the rendered text.
+
+    A shell ``\\`` whose following characters were masked moves to the end of its line, and a
+    blanked line after a continued line continues it when its first action chomps the line
+    break before it (``{{-``), as the rendered text has no line there.  A blanked first line of
+    a block scalar holding more blanks than the scalar's indentation would end the scalar (YAML
+    takes such a line's blanks as the indentation): it becomes a comment at the indentation of
+    the next line (a shell comment in a script).
+    """
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r")
+        if index in blanked:
+            previous = lines[index - 1].rstrip() if index else ""
+            actions = actions_at.get(index + 1, [])
+            chomps = bool(actions) and actions[0][2].startswith("{{-")
+            if previous.endswith("\\") and chomps and body:
+                lines[index] = body[:-1] + "\\" + line[len(body) :]
+            continue
+        # "--flag \\{{- else }}--other \\": the continuation is followed by masked text only.
+        slash = body.rfind("\\")
+        rest = slice(slash + 1, len(body))
+        if 0 <= slash < len(body) - 1 and not body[rest].strip() and original[index][rest].strip():
+            lines[index] = body[:slash] + body[rest] + "\\" + line[len(body) :]
+    for index in sorted(blanked):
+        if index == 0 or index - 1 in blanked:
+            continue
+        if not _BLOCK_HEADER.search(lines[index - 1].rstrip()[-6:]):
+            continue
+        following = next((lines[i] for i in range(index + 1, len(lines))
+                          if lines[i].strip() and i not in blanked), None)
+        if following is None:
+            continue
+        indent = len(following) - len(following.lstrip(" "))
+        body = lines[index].rstrip("\r")
+        if indent < len(body):
+            lines[index] = body[:indent] + "#" + body[indent + 1 :] + lines[index][len(body) :]
 
 
 def _actions(text: str) -> list[tuple[int, int]]:
@@ -115,15 +207,60 @@ def _follow(action: str, skipping: list[bool]) -> None:
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
-    """Every vLLM launch in a chart template or values file; never raises on a template."""
+    """Every vLLM launch in a chart template, values file or HelmRelease; never raises on a
+    template."""
     masked, unresolved = mask(text)
+    if _HELM_RELEASE.search(text):
+        unresolved = {**unresolved, **_flux_variables(text)}
     source = yamlpos.SourceIndex(masked)
     documents = _documents(masked, strict="{{" not in text)
-    found = kubernetes.extract_documents(path, source, documents, KIND, unresolved)
     reader = kubernetes._Reader(path, source, KIND, unresolved)
     for document in documents:
-        found.extend(_values(reader, document, None, 0))
+        reader.note_runtime(document)
+    found: list[Invocation] = []
+    consumed: set[int] = set()
+    for document in documents:
+        found.extend(_chart_values(reader, document, 0, consumed, set()))
+    for document in documents:
+        found.extend(reader.walk(document, 0))
+    for document in documents:
+        found.extend(_values(reader, document, None, 0, consumed))
     return [_restore(invocation, unresolved) for invocation in found]
+
+
+def _flux_variables(text: str) -> dict[Pos, str]:
+    """Each character of every ``${VAR}`` (Flux substitutes them before Helm sees the values)."""
+    source = SourceIndex(text)
+    return {
+        source.pos(index): text[index]
+        for match in _FLUX_VARIABLE.finditer(text)
+        for index in range(match.start(), match.end())
+    }
+
+
+def _chart_values(
+    reader: _Reader, node: Node, depth: int, consumed: set[int], seen: set[int]
+) -> list[Invocation]:
+    """The launches of every chart family's values found at any depth (a values file, an
+    umbrella chart's sub-chart values, a HelmRelease's ``spec.values``); the subtrees read are
+    added to ``consumed``."""
+    if depth > _MAX_DEPTH or id(node) in seen:
+        return []
+    seen.add(id(node))
+    found: list[Invocation] = []
+    taken: set[str] = set()
+    if yamlpos.mapping_node(node) is not None:
+        for family, keys in _FAMILIES:
+            if family.matches(node):
+                found.extend(family.read(reader, node))
+                taken.update(keys)
+        children = [v for k, v in yamlpos.mapping_items(node) if k.value not in taken]
+        consumed.update(id(v) for k, v in yamlpos.mapping_items(node) if k.value in taken)
+    else:
+        children = yamlpos.sequence_items(node)
+    for child in children:
+        found.extend(_chart_values(reader, child, depth + 1, consumed, seen))
+    return found
 
 
 def _restore(invocation: Invocation, unresolved: Mapping[Pos, str]) -> Invocation:
@@ -169,43 +306,32 @@ def _documents(masked: str, *, strict: bool) -> list[Node]:
 
 
 def _image_of(reader: _Reader, node: Node) -> Located[str] | None:
-    """A mapping's vLLM server image: ``image: REF``, ``image: {repository, tag}``, or
-    ``repository:`` + ``tag:`` beside the arguments (at the repository: its tag may be
-    missing)."""
+    """A mapping's vLLM server image: ``image: REF``, ``image: {registry, repository (or name),
+    tag, digest}``, or ``repository:`` (+ ``tag:``) beside the arguments (at the repository:
+    its tag may be missing)."""
     image_node = yamlpos.mapping_get(node, "image")
-    holder = image_node if image_node is not None and yamlpos.mapping_node(image_node) else node
-    if image_node is not None and holder is node:
-        token = reader.token(image_node)
-        if token is None or not token.literal:
-            return None
-        reference = deployment.image(token)
-    else:
-        repository = reader.token(yamlpos.mapping_get(holder, "repository"))
-        tag = reader.token(yamlpos.mapping_get(holder, "tag"))
-        if repository is None or not repository.literal:
-            return None
-        text = repository.text
-        if tag is not None and tag.literal and tag.text:
-            text = f"{text}:{tag.text}"
-        reference = Located(text, repository.sub_span(0))
-    return reference if is_server_image(reference.value) else None
+    if image_node is not None:
+        return chart_values.server_image(chart_values.image(reader, image_node))
+    if yamlpos.mapping_get(node, "repository") is None:
+        return None
+    return chart_values.server_image(chart_values.image(reader, node))
 
 
 def _values(
-    reader: _Reader, node: Node, image: Located[str] | None, depth: int,
+    reader: _Reader, node: Node, image: Located[str] | None, depth: int, consumed: set[int],
     seen: set[tuple[int, Located[str] | None]] | None = None,
 ) -> list[Invocation]:
 
     # An alias is its anchored node again: visiting it once per alias would take exponential
     # time on nested aliases ("billion laughs").
     seen = set() if seen is None else seen
-    if depth > _MAX_DEPTH or (id(node), image) in seen:
+    if depth > _MAX_DEPTH or (id(node), image) in seen or id(node) in consumed:
         return []
     seen.add((id(node), image))
     if yamlpos.mapping_node(node) is None:
         found: list[Invocation] = []
         for item in yamlpos.sequence_items(node):
-            found.extend(_values(reader, item, image, depth + 1, seen))
+            found.extend(_values(reader, item, image, depth + 1, consumed, seen))
         return found
     image = _image_of(reader, node) or image
     found = []
@@ -224,7 +350,7 @@ def _values(
                 found.extend(_fragment(reader, listed, own_image))
     for key, value in yamlpos.mapping_items(node):
         if key.value not in ("vllmConfig", "containers", "initContainers", *_ARG_LISTS):
-            found.extend(_values(reader, value, image, depth + 1, seen))
+            found.extend(_values(reader, value, image, depth + 1, consumed, seen))
     return found
 
 

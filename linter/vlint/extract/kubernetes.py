@@ -13,6 +13,26 @@ unparsable (VL002) rather than expanded.  A container listed again through a YAM
 same container, read once.  Two argument lists outside containers are read too, because the controller that owns
 them passes them to vLLM's API server unchanged: a KServe ``model:`` whose ``modelFormat`` is
 vLLM, and a KubeAI-style resource with ``engine: VLLM`` and ``args:``.
+
+Custom resources whose controller writes the vLLM command from their fields
+(``custom_resource``):
+
+- KServe ``LLMInferenceService`` (``serving.kserve.io``): the controller's well-known config
+  (kserve/kserve ``config/llmisvcconfig/config-llm-template.yaml`` and the
+  ``*-worker-data-parallel`` / ``*-pipeline-parallel`` ones) runs ``vllm serve /mnt/models
+  --served-model-name <spec.model.name> --port 8000``, then the flags of ``spec.parallelism``
+  (``tensor`` -> ``--tensor-parallel-size``, ``pipeline`` -> ``--pipeline-parallel-size``,
+  ``data`` -> ``--data-parallel-size``, ``dataLocal`` -> ``--data-parallel-size-local``,
+  ``expert: true`` -> ``--enable-expert-parallel``), then ``${VLLM_ADDITIONAL_ARGS}`` (an
+  unquoted expansion: split at blanks, no quote removal), then the ``main`` container's
+  ``args``.  One launch for ``spec`` and one for ``spec.prefill`` when present (its own
+  template and parallelism; ``spec.model`` is shared).  Only what the resource writes has a
+  span; the controller's own words are not checked.
+- production-stack ``VLLMRuntime`` (``production-stack.vllm.ai``): ``spec.model`` and
+  ``spec.vllmConfig`` fields as the operator's flags (``_VLLM_RUNTIME``), ``extraArgs``,
+  ``env``, and the image ``spec.deploymentConfig.image.{registry,name}``.
+- KubeRay ``RayService``: ``spec.serveConfigV2`` is a Ray Serve config in a YAML string; its
+  LLM configs are read by ``vlint.extract.ray_serve`` with positions through the string.
 """
 
 from __future__ import annotations
@@ -26,6 +46,7 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment
 from vlint.extract.argv import recognise_all
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
+from vlint.knowledge.ray_serve import release_for_ray
 from vlint.model import (
     Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
     Token,
@@ -89,6 +110,7 @@ def extract_documents(
         reader.note_runtime(document)
     found: list[Invocation] = []
     for document in documents:
+        found.extend(reader.custom_resource(document))
         found.extend(reader.walk(document, 0))
     return found
 
@@ -331,6 +353,155 @@ class _Reader:
             found.append(Mount(target, source, memory))
         return tuple(found)
 
+    # -- custom resources -----------------------------------------------------------------
+
+    def custom_resource(self, document: Node) -> list[Invocation]:
+        """The launches a controller makes of a custom resource's fields (module docstring)."""
+        if yamlpos.mapping_node(document) is None:
+            return []
+        kind = self.token(yamlpos.mapping_get(document, "kind"))
+        spec = yamlpos.mapping_get(document, "spec")
+        if kind is None or spec is None or yamlpos.mapping_node(spec) is None:
+            return []
+        if kind.text == "LLMInferenceService":
+            found = self.llm_inference_service(spec, spec)
+            prefill = yamlpos.mapping_get(spec, "prefill")
+            if prefill is not None and yamlpos.mapping_node(prefill) is not None:
+                found.extend(self.llm_inference_service(prefill, spec))
+            return found
+        if kind.text == "RayService":
+            return self.ray_service(spec)
+        if kind.text == "VLLMRuntime":
+            return self.vllm_runtime(spec)
+        return []
+
+    def vllm_runtime(self, spec: Node) -> list[Invocation]:
+        """A production-stack ``VLLMRuntime``: the fields its operator makes flags of."""
+        args: list[Token] = []
+        env: dict[str, EnvVar] = {}
+        for section, fields in _VLLM_RUNTIME.items():
+            node = yamlpos.mapping_get(spec, section)
+            if node is None or yamlpos.mapping_node(node) is None:
+                continue
+            for key, value in yamlpos.mapping_items(node):
+                name, token = self.token(key), self.token(value)
+                flag = fields.get(str(key.value))
+                if name is not None and token is not None and flag == "":
+                    args.insert(0, token)  # the model: the first argument
+                elif name is not None and token is not None and flag is not None:
+                    args.extend(self.runtime_flag(name, token, flag))
+            env.update(self.env(yamlpos.mapping_get(node, "env")))
+            args.extend(self.words(yamlpos.mapping_get(node, "extraArgs")) or [])
+        if not args:
+            return []
+        image = self.runtime_image(yamlpos.mapping_get(spec, "deploymentConfig"))
+        facts = Deployment(image=image, env=env)
+        return [Invocation(self.path, (self.kind,), "cli", args[0].sub_span(0), args=tuple(args),
+                           deployment=facts,
+                           target=vllm_release(image.value) if image is not None else None)]
+
+    def runtime_flag(self, name: Token, value: Token, flag: str) -> list[Token]:
+        """One VLLMRuntime field as its operator writes it (``_VLLM_RUNTIME``)."""
+        start, end = name.pos(0), name.pos(len(name.text))
+
+        def at_key(text: str) -> Token:
+            return Token(text, (start,) * len(text) + (end,))
+
+        if flag.startswith("--enable-") and flag.endswith("?"):  # a boolean with a --no- form
+            option = flag[:-1]
+            if value.text not in ("true", "false"):
+                return []
+            return [at_key(option if value.text == "true" else "--no-" + option[2:])]
+        if flag.endswith("!"):  # a boolean written only when true
+            return [at_key(flag[:-1])] if value.text == "true" else []
+        return [at_key(flag), value]
+
+    def runtime_image(self, node: Node | None) -> Located[str] | None:
+        """``deploymentConfig.image``: the operator runs ``registry + "/" + name``."""
+        image = yamlpos.mapping_get(node, "image") if node is not None and \
+            yamlpos.mapping_node(node) is not None else None
+        if image is None or yamlpos.mapping_node(image) is None:
+            return None
+        registry = self.token(yamlpos.mapping_get(image, "registry"))
+        name = self.token(yamlpos.mapping_get(image, "name"))
+        if registry is None or name is None or not (registry.literal and name.literal):
+            return None
+        return Located(f"{registry.text}/{name.text}", name.sub_span(0))
+
+    def llm_inference_service(self, part: Node, spec: Node) -> list[Invocation]:
+        """One KServe LLMInferenceService workload (``spec`` or ``spec.prefill``)."""
+        template = yamlpos.mapping_get(part, "template")
+        containers = (yamlpos.mapping_get(template, "containers")
+                      if template is not None and yamlpos.mapping_node(template) else None)
+        main = next((c for c in yamlpos.mappings_in(containers)
+                     if (name := self.token(yamlpos.mapping_get(c, "name"))) is not None
+                     and name.text == "main"), None)
+        model = yamlpos.mapping_get(spec, "model")
+        uri = self.token(yamlpos.mapping_get(model, "uri")) if model is not None and \
+            yamlpos.mapping_node(model) is not None else None
+        args: list[Token] = []
+        if uri is not None:
+            # The controller downloads ``uri`` to /mnt/models and serves that folder.
+            start, end = uri.pos(0), uri.pos(len(uri.text))
+            args.append(Token(_KSERVE_MODEL, (start,) * len(_KSERVE_MODEL) + (end,)))
+        args.extend(self.parallelism(yamlpos.mapping_get(part, "parallelism")))
+        facts = Deployment()
+        if main is not None:
+            self.containers.add(id(main))
+            variables = self.env(yamlpos.mapping_get(main, "env"))
+            # Read by the controller's command line, not by vLLM.
+            additional = variables.pop("VLLM_ADDITIONAL_ARGS", None)
+            if additional is not None:
+                args.extend(blank_split(additional.value))
+            env = {name: variable.value for name, variable in variables.items()}
+            args.extend(expand(word, env, self.budget)
+                        for word in self.words(yamlpos.mapping_get(main, "args")) or [])
+            facts = replace(self.facts(main, template), env=variables,
+                            env_complete=yamlpos.mapping_get(main, "envFrom") is None)
+        span = uri.sub_span(0) if uri is not None else self.list_span(part)
+        return [Invocation(self.path, (self.kind,), "cli", span, args=tuple(args),
+                           deployment=facts)]
+
+    def parallelism(self, node: Node | None) -> list[Token]:
+        """``spec.parallelism`` as the flags KServe's templates write (module docstring)."""
+        if node is None or yamlpos.mapping_node(node) is None:
+            return []
+        flags: list[Token] = []
+        for key, value in yamlpos.mapping_items(node):
+            flag = _PARALLELISM.get(str(key.value))
+            name, token = self.token(key), self.token(value)
+            if flag is None or name is None or token is None:
+                continue
+            start, end = name.pos(0), name.pos(len(name.text))
+            flag_token = Token(flag, (start,) * len(flag) + (end,))
+            if flag == "--enable-expert-parallel":
+                if token.text == "true":
+                    flags.append(flag_token)
+                continue
+            flags.extend((flag_token, token))
+        return flags
+
+    def ray_service(self, spec: Node) -> list[Invocation]:
+        """KubeRay ``spec.serveConfigV2``: a Ray Serve config inside a YAML string."""
+        from vlint.extract import ray_serve  # lazy: only RayService manifests need it
+
+        node = yamlpos.mapping_get(spec, "serveConfigV2")
+        config = self.token(node)
+        if config is None or not config.literal:
+            return []
+        cluster = yamlpos.mapping_get(spec, "rayClusterConfig")
+        version = self.token(yamlpos.mapping_get(cluster, "rayVersion")) if cluster is not None \
+            and yamlpos.mapping_node(cluster) is not None else None
+        target = release_for_ray(version.text) if version is not None else None
+        inner = yamlpos.SourceIndex(config.text)
+        try:
+            documents = yamlpos.parse_documents(config.text)
+        except Unparsable:
+            return []  # KubeRay rejects it too; the manifest itself is fine YAML
+        reader = ray_serve.Reader(self.path, inner, config.pos, (self.kind, ray_serve.KIND),
+                                  target)
+        return [found for document in documents for found in reader.document(document)]
+
     # -- structure ------------------------------------------------------------------------
 
     def walk(self, node: Node, depth: int) -> list[Invocation]:
@@ -450,6 +621,47 @@ def vllm_release(image: str | None) -> str | None:
     Other images' tags (``ghcr.io/llm-d/llm-d-cuda:v0.9.0``) version something else.
     """
     return release_from_image(image) if image is not None else None
+
+
+_KSERVE_MODEL = "/mnt/models"
+# production-stack's operator (vllm-project/production-stack
+# operator/internal/controller/vllmruntime_controller.go, ``deploymentForVLLMRuntime``) runs
+# ``vllm serve <model.modelURL> --host 0.0.0.0 --port <vllmConfig.port>`` and a flag per field
+# below, then ``vllmConfig.extraArgs``; ``vllmConfig.env`` is the container's environment.
+# "" marks the model; "X?" a boolean written as X or --no-X; "X!" a flag written when true.
+# (A field left out is written by the operator too, with no span here: not checked.)
+_VLLM_RUNTIME: Mapping[str, Mapping[str, str]] = {
+    "model": {
+        "modelURL": "",
+        "enableLoRA": "--enable-lora!",
+        "enableTool": "--enable-auto-tool-choice!",
+        "toolCallParser": "--tool-call-parser",
+        "maxModelLen": "--max-model-len",
+        "dtype": "--dtype",
+        "maxNumSeqs": "--max-num-seqs",
+    },
+    "vllmConfig": {
+        "port": "--port",
+        "enableChunkedPrefill": "--enable-chunked-prefill?",
+        "enablePrefixCaching": "--enable-prefix-caching?",
+        "tensorParallelSize": "--tensor-parallel-size",
+        "gpuMemoryUtilization": "--gpu_memory_utilization",
+        "maxLoras": "--max_loras",
+    },
+}
+_PARALLELISM = {
+    "tensor": "--tensor-parallel-size",
+    "pipeline": "--pipeline-parallel-size",
+    "data": "--data-parallel-size",
+    "dataLocal": "--data-parallel-size-local",
+    "expert": "--enable-expert-parallel",
+}
+_BLANK = re.compile(r"[^ \t\n]+")
+
+
+def blank_split(value: Token) -> list[Token]:
+    """An unquoted ``${VAR}`` expansion's words: split at blanks, each at its characters."""
+    return [value.slice(m.start(), m.end()) for m in _BLANK.finditer(value.text)]
 
 
 class Budget:

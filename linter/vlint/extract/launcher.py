@@ -2,7 +2,8 @@
 
 - GitHub Actions workflows (``.github/workflows/*.yml``): ``jobs.<id>.steps[].run``;
   composite actions (``action.yml``): ``runs.steps[].run``;
-- SkyPilot tasks (``resources:`` with ``setup:`` / ``run:``);
+- SkyPilot tasks (``resources:`` with ``setup:`` / ``run:``; ``resources.image_id:
+  docker:IMAGE`` is the container they run in, whose tag gives the target);
 - dstack configurations (``type: service|task|dev-environment`` with a ``commands:`` list,
   each item its own shell text).
 
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, shell
 from vlint.knowledge.images import release_from_image
-from vlint.model import Deployment, GpuCount, Invocation, Located, Pos
+from vlint.model import Deployment, GpuCount, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.discover import launcher_claims
 
@@ -41,8 +44,10 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     for document in yamlpos.parse_documents(text):
         if yamlpos.mapping_node(document) is None:
             continue
-        target = _image_release(document)
-        facts = Deployment(gpus=_accelerators(source, document))
+        task_image = _task_image(source, document)
+        target = _image_release(document) or (
+            release_from_image(task_image.value) if task_image is not None else None)
+        facts = Deployment(image=task_image, gpus=_accelerators(source, document))
         for script in _scripts(document):
             found.extend(
                 deployment.enclosed(invocation, KIND, facts, target)
@@ -73,6 +78,23 @@ def _image_release(document: Node) -> str | None:
     if image is None or not yamlpos.is_scalar(image) or yamlpos.is_null(image):
         return None
     return release_from_image(yamlpos.scalar_value(image))
+
+
+def _task_image(source: SourceIndex, document: Node) -> Located[str] | None:
+    """The container image a SkyPilot task runs in: ``resources.image_id: docker:IMAGE``
+    (https://docs.skypilot.co/en/latest/examples/docker-containers.html); another
+    ``image_id`` (a cloud VM image) or one per region (a mapping) runs no container image."""
+    resources = yamlpos.mapping_get(document, "resources")
+    if resources is None or yamlpos.mapping_node(resources) is None:
+        return None
+    node = yamlpos.mapping_get(resources, "image_id")
+    if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
+        return None
+    token = yamlpos.scalar_token(source, node)
+    prefix = "docker:"
+    if not token.text.startswith(prefix) or len(token.text) == len(prefix):
+        return None
+    return Located(token.text[len(prefix):], token.sub_span(len(prefix)))
 
 
 def _scripts(document: Node) -> list[Node]:
@@ -112,5 +134,54 @@ def _shell(path: str, source: SourceIndex, node: Node) -> list[Invocation]:
     def locate(offset: int) -> Pos:
         return source.pos(offsets[min(offset, last)])
 
-    found = shell.extract(path, yamlpos.scalar_value(node), locate)
+    text = yamlpos.scalar_value(node)
+    masked, expressions = _mask_expressions(text)
+    found = shell.extract(path, masked, locate)
+    if expressions:
+        written = {locate(index): text[index] for index in expressions}
+        found = [_unresolved(invocation, written) for invocation in found]
     return [deployment.enclosed(invocation, KIND) for invocation in found]
+
+
+# GitHub Actions substitutes ``${{ <expression> }}`` in a step's ``run:`` text before the shell
+# reads it (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions);
+# in SkyPilot's and dstack's shell ``${{`` is a syntax error, so masking it everywhere is safe.
+_EXPRESSION_OPEN, _EXPRESSION_CLOSE = "${{", "}}"
+_MASK = "x"
+
+
+def _mask_expressions(text: str) -> tuple[str, list[int]]:
+    """``text`` with each ``${{ ... }}`` replaced, character for character, by a plain word (line
+    breaks kept), so that the shell reads it as one word whatever it holds; and the offsets
+    masked.  One pass: each expression is the shortest from its ``${{``."""
+    chars = list(text)
+    masked: list[int] = []
+    start = text.find(_EXPRESSION_OPEN)
+    while start >= 0:
+        close = text.find(_EXPRESSION_CLOSE, start + len(_EXPRESSION_OPEN))
+        if close < 0:
+            break
+        end = close + len(_EXPRESSION_CLOSE)
+        for index in range(start, end):
+            if text[index] not in "\r\n":
+                chars[index] = _MASK
+                masked.append(index)
+        start = text.find(_EXPRESSION_OPEN, end)
+    return "".join(chars), masked
+
+
+def _unresolved(invocation: Invocation, written: Mapping[Pos, str]) -> Invocation:
+    """The expressions' characters back as written (by file position), and every token that
+    holds one not literal: its value is known only when the workflow runs."""
+
+    def restored(token: Token) -> Token:
+        touched = [written.get(p) for p in token.positions[:-1]]
+        if all(t is None for t in touched):
+            return token
+        text = "".join(t if t is not None else c for c, t in zip(token.text, touched, strict=True))
+        return token.with_text(text, literal=False)
+
+    env = {name: replace(variable, value=restored(variable.value))
+           for name, variable in invocation.deployment.env.items()}
+    return replace(invocation, args=tuple(restored(t) for t in invocation.args),
+                   deployment=replace(invocation.deployment, env=env))

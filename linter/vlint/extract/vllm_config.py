@@ -115,6 +115,12 @@ def _value(source: SourceIndex, node: Node, text: str) -> Token:
     return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)))
 
 
+def loaded(node: Node, budget: list[int]) -> Any:
+    """The Python value PyYAML's ``safe_load`` gives a node, spending ``budget`` as ``_load``
+    does (other YAML kinds whose values reach vLLM as Python values: Ray Serve)."""
+    return _load(node, budget)
+
+
 def _load(node: Node, budget: list[int]) -> Any:
     """The Python value PyYAML's ``safe_load`` gives a node (YAML 1.1 implicit types).
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -153,3 +153,37 @@ def string_breaks(setting: str, version: Version) -> tuple[StringBreak, ...]:
     """The curated breaks of a string for ``setting`` that hold in the release ``version``."""
     return tuple(fact for fact in _string_breaks()
                  if fact.setting == setting and _holds(fact.releases, version))
+
+
+# -- images.toml: image repositories known to hold vLLM, and what their tags say -------------
+
+
+@dataclass(frozen=True)
+class ImageRepository:
+    """A repository of ``images.toml``: how its tags name the vLLM release inside (``tags``:
+    ``release``, ``pattern``, ``map`` or ``own``, as the file's header says)."""
+
+    repository: str
+    tags: str
+    pattern: str = ""
+    not_releases: frozenset[str] = frozenset()
+    key: str = ""
+    releases: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+
+
+@cache
+def image_repositories() -> Mapping[str, ImageRepository]:
+    """The curated image repositories, by repository name."""
+    return {
+        entry["repository"]: ImageRepository(
+            repository=entry["repository"],
+            tags=entry["tags"],
+            pattern=entry.get("pattern", ""),
+            not_releases=frozenset(entry.get("not_releases", ())),
+            key=entry.get("key", ""),
+            releases=dict(entry.get("releases", {})),
+            source=entry.get("source", ""),
+        )
+        for entry in document("images").get("repositories", ())
+    }

@@ -8,20 +8,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
-from vlint.knowledge import catalog
+from vlint.knowledge import catalog, curated
+from vlint.knowledge.curated import ImageRepository
 from vlint.model import Entry
 
-__all__ = ["API_SERVER_MODULE", "LATEST", "image_entry", "is_server_image", "release_from_image"]
+__all__ = [
+    "API_SERVER_MODULE", "LATEST", "Reference", "image_entry", "is_server_image", "parse_reference",
+    "release_from_image", "repository_entry", "unversioned_note",
+]
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 LATEST = "latest"
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
 _RELEASE_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:[-+].*)?$")
+_HUB_PREFIXES = ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
+# The first part of a reference names a registry when it has a dot or a port, or is localhost.
+_REGISTRY_HOST = re.compile(r"[.:]|^localhost$")
 
 
 def is_server_image(image: str) -> bool:
@@ -31,21 +38,99 @@ def is_server_image(image: str) -> bool:
     return bool(_SERVER_IMAGE.search(repository + ":"))
 
 
-def release_from_image(image: str) -> str | None:
-    """The vLLM release a vLLM image's tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``).
+class Reference(NamedTuple):
+    """An image reference's parts: ``repository`` (lower case, without a Docker Hub registry
+    prefix), ``tag`` and ``digest`` (empty when not written)."""
 
-    ``latest``, written or implied by a missing tag, is returned as ``"latest"``.  Only an image
-    whose name says vLLM counts: ``python:3.11.7`` or ``ghcr.io/llm-d/llm-d-cuda:v0.9.0`` version
-    something else.
+    repository: str
+    tag: str
+    digest: str
+
+
+def parse_reference(image: str) -> Reference:
+    """``[registry/]path[:tag][@digest]`` split into its parts (no validation)."""
+    name, _, digest = image.strip().partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = ""
+    if ":" in last:
+        name, _, tag = name.rpartition(":")
+    repository = name.lower()
+    for prefix in _HUB_PREFIXES:
+        if repository.startswith(prefix):
+            repository = repository[len(prefix):]
+            break
+    return Reference(repository, tag, digest)
+
+
+def release_from_image(image: str) -> str | None:
+    """The vLLM release an image's tag pins (``vllm/vllm-openai:v0.10.1`` -> ``0.10.1``), read
+    through the curated table of image repositories (``rules/vlint_rules/curated/images.toml``).
+
+    ``latest`` (written, implied by a missing tag, or ``latest-<variant>``) of a repository
+    tagged with vLLM releases is returned as ``"latest"``.  A vendor's tag gives the release
+    the vendor documents for it (``nvcr.io/nvidia/vllm:26.01-py3`` -> ``0.11.1``).  None for
+    every other image: a repository not in the table (``ghcr.io/llm-d/llm-d-cuda:v0.9.0``
+    versions llm-d, ``python:3.11.7`` Python), a tag that names no release, an image pinned by
+    digest alone (``vllm/vllm-openai@sha256:...`` names no release; with a tag as well,
+    ``vllm/vllm-openai:v0.9.1@sha256:...``, the tag gives it), or a reference that is not
+    literal (``vllm/vllm-openai:${TAG}``).
     """
-    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
-    name, _, tag = last.partition(":")
-    if "vllm" not in name.lower() or "$" in image or "{" in image:
+    if "$" in image or "{" in image:
         return None
-    if tag in ("", "latest"):
-        return LATEST
-    match = _RELEASE_TAG.match(tag)
-    return match.group(1) if match else None
+    reference = parse_reference(image)
+    entry = repository_entry(reference.repository)
+    if entry is None or entry.tags == "own":
+        return None
+    tag = reference.tag
+    if entry.tags == "release":
+        if tag == "" and reference.digest:
+            return None
+        if tag in ("", "latest") or tag.startswith("latest-"):
+            return LATEST
+        match = _RELEASE_TAG.match(tag)
+        return match.group(1) if match else None
+    if entry.tags == "pattern":
+        found = re.search(entry.pattern, tag) if tag not in entry.not_releases else None
+        return found.group(1) if found else None
+    if entry.tags == "map":
+        key = re.match(entry.key, tag)
+        return entry.releases.get(key.group(1)) if key else None
+    return None
+
+
+def repository_entry(repository: str) -> ImageRepository | None:
+    """The curated entry of ``repository``; a Docker Hub repository of the table is also
+    known behind a registry host that mirrors it (``mirror.example.com/vllm/vllm-openai``:
+    a pull-through cache keeps the repository's path)."""
+    table = curated.image_repositories()
+    entry = table.get(repository)
+    if entry is not None:
+        return entry
+    host, _, path = repository.partition("/")
+    if not path or not _REGISTRY_HOST.search(host):
+        return None
+    for name, candidate in table.items():
+        hub = not _REGISTRY_HOST.search(name.partition("/")[0])
+        if hub and (path == name or path.endswith("/" + name)):
+            return candidate
+    return None
+
+
+def unversioned_note(image: str) -> str | None:
+    """Why a vLLM image gives no release, for the target's note; None when it gives one, or
+    when the image is not one vlint knows to hold vLLM (nothing to say about it)."""
+    if "$" in image or "{" in image or release_from_image(image) is not None:
+        return None
+    reference = parse_reference(image)
+    entry = repository_entry(reference.repository)
+    if entry is None and not is_server_image(image):
+        return None
+    shown = reference.repository
+    if entry is None:
+        return f"image {shown} is not one vlint knows to tag vLLM releases"
+    if not reference.tag and reference.digest:
+        return f"image {shown} is pinned by digest only, which names no vLLM release"
+    return f"image tag '{reference.tag or 'latest'}' of {shown} is not a vLLM version"
 
 
 def image_entry(target: str | None) -> Entry:
@@ -54,7 +139,8 @@ def image_entry(target: str | None) -> Entry:
     if target is None:
         return "serve"
     try:
-        version = catalog.newest() if target == LATEST else Version(target)
+        # (``==0.9.2``: a Dockerfile's ``pip install vllm==0.9.2`` over a server image.)
+        version = catalog.newest() if target == LATEST else Version(target.removeprefix("=="))
     except InvalidVersion:
         return "serve"
     known = catalog.known_releases()

@@ -82,7 +82,10 @@ class Deployment:
     limits or requests, compose device reservations and ``gpus:``); ``ipc`` the IPC namespace
     (compose ``ipc:``; ``host`` for Kubernetes ``hostIPC: true``); ``shm_size`` the size of
     ``/dev/shm`` in bytes (compose ``shm_size``, the ``sizeLimit`` of a memory ``emptyDir``
-    mounted there); ``service_links`` Kubernetes ``enableServiceLinks``.
+    mounted there); ``service_links`` Kubernetes ``enableServiceLinks``; ``container`` the
+    container tool (``docker``, ``podman``, ``nerdctl``, ``kubectl``, ``apptainer``,
+    ``singularity``, at its program word) whose command line passes the launch's arguments
+    straight after the image, where any of its own options written there would go too.
     """
 
     image: Located[str] | None = None
@@ -95,6 +98,7 @@ class Deployment:
     probes: tuple[Probe, ...] = ()
     volumes: tuple[Mount, ...] = ()
     service_links: Located[bool | None] | None = None
+    container: Located[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -23,45 +23,76 @@ class Token:
     escapes, joined continuations) keeps its offsets.  ``Pos`` values are made only when asked
     for (``span``, ``sub_span``, ``pos``, ``positions``).  ``Token(text, positions)`` builds one
     from explicit positions.
+
+    ``condition`` names the shell variable a word depends on when it was written inside
+    ``${VAR:+...}`` and ``VAR`` is not known: the word is passed only when ``VAR`` is set
+    (None for every other token).
     """
 
-    __slots__ = ("_locate", "_offsets", "_positions", "literal", "text")
+    __slots__ = ("_locate", "_offsets", "_positions", "condition", "literal", "text")
 
     text: str
     literal: bool
+    condition: str | None
     _locate: Locator
     _offsets: Sequence[int]
     _positions: tuple[Pos, ...] | None
 
-    def __init__(self, text: str, positions: Sequence[Pos], literal: bool = True) -> None:
+    def __init__(
+        self,
+        text: str,
+        positions: Sequence[Pos],
+        literal: bool = True,
+        condition: str | None = None,
+    ) -> None:
         explicit = tuple(positions)
-        self._init(text, range(len(explicit)), explicit.__getitem__, literal)
+        self._init(text, range(len(explicit)), explicit.__getitem__, literal, condition)
         object.__setattr__(self, "_positions", explicit)
 
-    def _init(self, text: str, offsets: Sequence[int], locate: Locator, literal: bool) -> None:
+    def _init(
+        self,
+        text: str,
+        offsets: Sequence[int],
+        locate: Locator,
+        literal: bool,
+        condition: str | None = None,
+    ) -> None:
         if len(offsets) != len(text) + 1:
             raise ValueError(f"token {text!r} needs {len(text) + 1} positions")
         put = object.__setattr__
         put(self, "text", text)
         put(self, "literal", literal)
+        put(self, "condition", condition)
         put(self, "_locate", locate)
         put(self, "_offsets", offsets)
         put(self, "_positions", None)
 
     @classmethod
     def at(
-        cls, text: str, offsets: Sequence[int], locate: Locator, literal: bool = True
+        cls,
+        text: str,
+        offsets: Sequence[int],
+        locate: Locator,
+        literal: bool = True,
+        condition: str | None = None,
     ) -> Token:
         """A token whose character ``i`` sits at ``offsets[i]`` of a located text (and its end at
         ``offsets[-1]``)."""
         token = cls.__new__(cls)
-        token._init(text, offsets, locate, literal)
+        token._init(text, offsets, locate, literal, condition)
         return token
 
     @classmethod
-    def located(cls, text: str, start: int, locate: Locator, literal: bool = True) -> Token:
+    def located(
+        cls,
+        text: str,
+        start: int,
+        locate: Locator,
+        literal: bool = True,
+        condition: str | None = None,
+    ) -> Token:
         """A token whose characters are contiguous in the located text from ``start``."""
-        return cls.at(text, range(start, start + len(text) + 1), locate, literal)
+        return cls.at(text, range(start, start + len(text) + 1), locate, literal, condition)
 
     @property
     def offsets(self) -> Sequence[int]:
@@ -90,7 +121,17 @@ class Token:
 
     @property
     def span(self) -> Span:
-        return Span(self.pos(0), self.pos(-1))
+        start, end = self.pos(0), self.pos(-1)
+        if end < start:  # characters gathered from several places (a shell variable's value)
+            return self._bounds(0, len(self.text))
+        return Span(start, end)
+
+    def _bounds(self, start: int, stop: int) -> Span:
+        """The smallest span holding characters ``start`` to ``stop`` of a token whose characters
+        are not in file order."""
+        chars = [self.pos(index) for index in range(start, stop)] or [self.pos(start)]
+        last = max(chars)
+        return Span(min(chars), max(self.pos(stop), Pos(last.line, last.column + 1)))
 
     def sub_span(self, start: int, end: int | None = None) -> Span:
         """The span of ``text[start:end]``.
@@ -107,18 +148,25 @@ class Token:
             distinct = stop == 1 or self.pos(stop - 2) != last
             if distinct and finish == Pos(last.line, last.column + 2):
                 finish = Pos(last.line, last.column + 1)
-        return Span(self.pos(start), finish)
+        begin = self.pos(start)
+        if finish < begin:
+            return self._bounds(start, stop)
+        return Span(begin, finish)
 
     def slice(self, start: int, end: int | None = None) -> Token:
         """The token of ``text[start:end]``, its characters where they were (the end included)."""
         stop = len(self.text) if end is None else end
         return Token.at(
-            self.text[start:stop], self._offsets[start : stop + 1], self._locate, self.literal
+            self.text[start:stop],
+            self._offsets[start : stop + 1],
+            self._locate,
+            self.literal,
+            self.condition,
         )
 
     def with_text(self, text: str, literal: bool) -> Token:
         """The same positions for another text of the same length (a masked or restored one)."""
-        return Token.at(text, self._offsets, self._locate, literal)
+        return Token.at(text, self._offsets, self._locate, literal, self.condition)
 
     def moved(self, move: Callable[[Pos], Pos]) -> Token:
         """This token with every position mapped through ``move`` (into an enclosing file)."""
@@ -127,10 +175,10 @@ class Token:
         def moved_locate(offset: int) -> Pos:
             return move(locate(offset))
 
-        return Token.at(self.text, self._offsets, moved_locate, self.literal)
+        return Token.at(self.text, self._offsets, moved_locate, self.literal, self.condition)
 
-    def _key(self) -> tuple[str, bool, tuple[Pos, ...]]:
-        return self.text, self.literal, self.positions
+    def _key(self) -> tuple[str, bool, tuple[Pos, ...], str | None]:
+        return self.text, self.literal, self.positions, self.condition
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Token):
@@ -141,14 +189,18 @@ class Token:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Token(text={self.text!r}, positions={self.positions!r}, literal={self.literal!r})"
+        condition = "" if self.condition is None else f", condition={self.condition!r}"
+        return (
+            f"Token(text={self.text!r}, positions={self.positions!r}, "
+            f"literal={self.literal!r}{condition})"
+        )
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Token is immutable: cannot set {name!r}")
 
-    def __reduce__(self) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool]]:
+    def __reduce__(self) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool, str | None]]:
         # A locator may be a closure (nesting composes them): a copy keeps the positions.
-        return Token, (self.text, self.positions, self.literal)
+        return Token, (self.text, self.positions, self.literal, self.condition)
 
 
 Entry = Literal["serve", "api_server"]

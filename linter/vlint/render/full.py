@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from vlint.engine.report import Report
+from vlint.engine.report import Report, kinds_by_count
 from vlint.model import Confirmation, Finding, Span
 from vlint.model.redaction import masked_line
 from vlint.render.escape import inert, plain_line
@@ -91,15 +91,22 @@ def summary(report: Report) -> list[str]:
         f"{plural(report.files, 'file')}, {plural(report.invocations, 'vLLM invocation')}; "
         f"checked against vLLM {targets or 'none'}"
     )
+    by_kind = [by_kind_line(report)] if report.invocations_by_kind else []
     if not report.findings:
-        return [f"All checks passed: {scope}."]
+        return [f"All checks passed: {scope}.", *by_kind]
     counts = [
         plural(report.count(severity), severity)
         for severity in ("error", "warning", "info") if report.count(severity)
     ]
     found = f"Found {plural(len(report.findings), 'problem')} ({', '.join(counts)}) in {scope}."
     fixable = fixable_summary(report.findings)
-    return [found] if fixable is None else [found, fixable]
+    return [found, *by_kind] if fixable is None else [found, *by_kind, fixable]
+
+
+def by_kind_line(report: Report) -> str:
+    """``vLLM invocations by file kind: 5 compose, 4 shell, 3 markdown.``"""
+    counts = ", ".join(f"{count} {kind}" for kind, count in kinds_by_count(report.invocations_by_kind))
+    return f"vLLM invocations by file kind: {counts}."
 
 
 def render(report: Report, style: Style = Style()) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from vlint import __version__
-from vlint.engine.report import Report
+from vlint.engine.report import Report, kinds_by_count
 from vlint.model import Confirmation, Finding, Fix, Span
 from vlint.render.escape import json_dumps
 
@@ -80,6 +80,7 @@ def render(report: Report) -> str:
             "errors": report.count("error"),
             "warnings": report.count("warning"),
             "infos": report.count("info"),
+            "invocations_by_kind": dict(kinds_by_count(report.invocations_by_kind)),
         },
     }
     return json_dumps(document) + "\n"

@@ -23,7 +23,7 @@ from vlint.checks import all_rules
 from vlint.checks.base import RuleModule
 from vlint.checks.docs import documentation, help_uri, summary
 from vlint.discover import repository_root
-from vlint.engine.report import Report
+from vlint.engine.report import Report, kinds_by_count
 from vlint.model import Finding, Span
 from vlint.render.escape import json_dumps
 from vlint.render.json_output import confirmation_dict
@@ -192,7 +192,10 @@ def render(report: Report) -> str:
         "originalUriBaseIds": {SRCROOT: {"uri": PurePath(root).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "properties": {"targets": [str(v) for v in sorted(report.targets)]},
+        "properties": {
+            "targets": [str(v) for v in sorted(report.targets)],
+            "invocationsByKind": dict(kinds_by_count(report.invocations_by_kind)),
+        },
     }
     document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json_dumps(document) + "\n"

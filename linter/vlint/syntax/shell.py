@@ -13,25 +13,43 @@ commands are yielded with the keyword as the first word.  Heredoc bodies and com
 never commands.  A command made only of assignments (``A=1``) yields nothing.
 
 Words are what the program receives: quotes are removed, backslash escapes and ``\\<newline>``
-line continuations are resolved, and ``$'...'`` escapes are decoded.  Expansions (``$VAR``,
-``${VAR:-x}``, ``$(...)``, backticks, ``$((...))``, process substitution) stay as written and
-make the token non-literal.  Globs, brace expansion and ``~`` are kept as written and literal.
-Unparsable input never raises: the commands tree-sitter could recover are still yielded.
+line continuations are resolved, and ``$'...'`` escapes are decoded.  Globs, brace expansion
+and ``~`` are kept as written and literal.  Unparsable input never raises: the commands
+tree-sitter could recover are still yielded.
+
+Variables assigned in the same script are expanded the way bash expands them (the bash manual,
+"Shell Parameter Expansion", "Arrays", "Word Splitting"; https://www.gnu.org/software/bash/
+manual/bash.html): ``CMD="vllm serve m"; CMD="$CMD --x 1"`` then ``$CMD`` (split into words),
+``"$CMD"`` (one word, as ``bash -c "$CMD"`` receives it) and ``eval $CMD`` (the words joined and
+read again as shell); arrays (``ARGS=(...)``, ``ARGS+=(...)``, ``"${ARGS[@]}"``,
+``${ARGS[*]}``, ``${ARGS[N]}``); ``${VAR:-x}``/``${VAR-x}``/``${VAR:=x}`` of a known ``VAR``;
+and ``${VAR:+words}``/``${VAR+words}``.  Each character of an expanded word keeps the position
+where it was written, inside the assignment.  Only what is certain is expanded: the value is
+the last literal assignment before the use in straight-line code; an assignment inside an
+``if``/``case``/loop/list/pipeline/subshell makes the variable unknown after it, one inside a
+loop makes it unknown in the whole loop, a function body sees none of the script's variables,
+and a call of a function forgets the variables any function assigns; ``read``/``unset``/
+``getopts``/``mapfile``/``printf -v``/``let`` forget the variables they name, ``source`` and an
+``eval`` of unknown text forget all.  An unknown variable stays as written and makes its word
+non-literal (never a guess), except inside ``${VAR:+words}``: those words are kept, each token
+with ``condition`` set to ``VAR`` (they are passed only when ``VAR`` is set).  The work is
+bounded: a value longer than ``_MAX_VALUE`` characters makes its variable unknown, a script
+expands at most ``_EXPANSION_BUDGET`` characters in all, and ``eval`` nests ``_MAX_EVAL`` deep.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import accumulate
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Union
 
 from vlint.model import LineBreak, Locator, Pos, Span, Token, line_locator
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
 __all__ = ["ShellCommand", "iter_commands", "line_break", "parse_words"]
 
@@ -82,6 +100,70 @@ _ANSI_C_NUMERIC = {"x": (16, 2), "u": (16, 4), "U": (16, 8)}
 _OCTAL = frozenset("01234567")
 _HEX = frozenset("0123456789abcdefABCDEF")
 
+# Bounds on the work variable expansion may do, whatever the script.
+_MAX_VALUE = 16_384  # characters in one variable's value (all elements of an array)
+_EXPANSION_BUDGET = 262_144  # characters copied out of variables in one script
+_MAX_EVAL = 4  # ``eval`` inside ``eval`` ...
+_MAX_NESTED_EXPANSION = 8  # ``${A:+${B:+...}}``
+_MAX_LOOP_DEPTH = 16  # loops inside loops whose assignments are looked for
+_MAX_CLOBBERED = 1_024  # names assigned by function bodies that a call forgets one by one
+
+# The marks of a character of a word being built.
+_UNKNOWN = 1  # part of an expansion vlint cannot resolve, kept as written
+_SPLIT = 2  # white space from an unquoted expansion: it separates words
+_BREAK = 4  # no character: the boundary between two elements of ``"${ARRAY[@]}"``
+_KEEP = 8  # no character: a quoted part, which makes a word even when it is empty
+_EXPANDED = 16  # copied out of a variable's value
+_SENTINELS = _BREAK | _KEEP
+_IFS_WHITE = frozenset(" \t\n")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Statement-level places where ``NAME=value`` assigns a shell variable.
+_STATEMENT_PARENTS = frozenset(
+    {
+        "program",
+        "compound_statement",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "case_item",
+        "subshell",
+        "list",
+        "negated_command",
+        "redirected_statement",
+        "pipeline",
+        "variable_assignments",
+    }
+)
+# Constructs after which a variable they assign is unknown (run conditionally, repeatedly, or in
+# a subshell).
+_REGIONS = frozenset(
+    {
+        "if_statement",
+        "case_statement",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "subshell",
+        "pipeline",
+        "list",
+        "negated_command",
+        "function_definition",
+    }
+)
+_LOOPS = frozenset({"while_statement", "for_statement", "c_style_for_statement"})
+# Builtins that assign the variables named among their arguments.
+_ASSIGNING = frozenset(
+    {"read", "unset", "getopts", "mapfile", "readarray", "printf", "let", "wait", "declare",
+     "typeset", "local"}
+)
+_SOURCING = frozenset({"source", "."})
+_ARITHMETIC_ASSIGN = frozenset(
+    {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--"}
+)
+# ``declare``/``local``/``typeset`` options that change what an assignment stores.
+_TRANSFORMING_OPTIONS = frozenset("iAnluc")
+
 
 @lru_cache(maxsize=1)
 def _parser() -> Parser:
@@ -100,23 +182,131 @@ def _char_offsets(data: bytes, text: str) -> Callable[[int], int]:
     return table.__getitem__
 
 
-class _Word:
-    """Accumulates the characters of one word with the text offset each came from."""
+@dataclass(frozen=True)
+class _Field:
+    """One word (or a variable's value): its characters, where each was written in the script,
+    their marks (``_UNKNOWN``) and conditions, and the offset where the word ends."""
 
-    def __init__(self, text: str) -> None:
+    chars: str
+    offsets: tuple[int, ...]
+    marks: tuple[int, ...]
+    conditions: tuple[str | None, ...] | None
+    end: int
+
+    @property
+    def literal(self) -> bool:
+        return not any(mark & _UNKNOWN for mark in self.marks)
+
+    @property
+    def known(self) -> bool:
+        """Whether some character other than white space is known."""
+        return any(
+            not mark & _UNKNOWN and char not in _IFS_WHITE
+            for char, mark in zip(self.chars, self.marks)
+        )
+
+    def condition(self) -> str | None:
+        if self.conditions is None:
+            return None
+        return next((name for name in self.conditions if name is not None), None)
+
+    def token(self, locate: Locator) -> Token:
+        offsets, text, end = self.offsets, self.chars, self.end
+        literal, condition = self.literal, self.condition()
+        first = offsets[0] if offsets else end
+        if end - first == len(offsets) and offsets == tuple(range(first, end)):
+            return Token.located(text, first, locate, literal, condition)
+        return Token.at(text, (*offsets, end), locate, literal, condition)
+
+    def __add__(self, other: _Field) -> _Field:
+        conditions = None
+        if self.conditions is not None or other.conditions is not None:
+            conditions = (self.conditions or (None,) * len(self.chars)) + (
+                other.conditions or (None,) * len(other.chars)
+            )
+        return _Field(
+            self.chars + other.chars,
+            self.offsets + other.offsets,
+            self.marks + other.marks,
+            conditions,
+            other.end,
+        )
+
+
+# A variable's value: a string, or an array's elements.
+_Value = Union[_Field, tuple[_Field, ...]]
+
+
+def _size(value: _Value) -> int:
+    if isinstance(value, _Field):
+        return len(value.chars)
+    return sum(len(element.chars) for element in value)
+
+
+@dataclass
+class _Variables:
+    """The variables known at a point of the script (a name absent from ``values`` is
+    unknown), and the expansion work left."""
+
+    values: dict[str, _Value] = field(default_factory=dict)
+    budget: int = _EXPANSION_BUDGET
+    ifs_assigned: bool = False
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """For a text assembled from a script's words (``eval``'s arguments): where each of its
+    characters (and its end) sits in the script, and their marks and conditions."""
+
+    offsets: Sequence[int]
+    marks: Sequence[int]
+    conditions: Sequence[str | None] | None
+
+
+class _Word:
+    """Accumulates the characters of one word with the script offset and marks of each."""
+
+    def __init__(self, text: str, origin: _Origin | None = None) -> None:
         self.source = text
+        self.origin = origin
         self.chars: list[str] = []
         self.offsets: list[int] = []
-        self.literal = True
+        self.marks: list[int] = []
+        self.conditions: list[str | None] | None = None
+        # Inside the words of an unquoted ``${VAR:+...}``: white space separates words, and
+        # each character depends on ``condition``.
+        self.split_blanks = False
+        self.condition: str | None = None
 
-    def emit(self, char: str, offset: int) -> None:
+    def emit(self, char: str, offset: int, mark: int = 0) -> None:
+        origin = self.origin
+        condition = None
+        if origin is not None:
+            mark |= origin.marks[offset] if offset < len(origin.marks) else 0
+            if origin.conditions is not None and offset < len(origin.conditions):
+                condition = origin.conditions[offset]
+            offset = origin.offsets[offset]
+        self.put(char, offset, mark, condition)
+
+    def put(self, char: str, offset: int, mark: int, condition: str | None = None) -> None:
+        condition = condition or self.condition
+        if condition is not None and self.conditions is None:
+            self.conditions = [None] * len(self.chars)
         self.chars.append(char)
         self.offsets.append(offset)
+        self.marks.append(mark)
+        if self.conditions is not None:
+            self.conditions.append(condition)
+
+    def mark(self, mark: int, offset: int) -> None:
+        """A sentinel (``_BREAK`` or ``_KEEP``) at a text offset."""
+        origin = self.origin
+        self.put("", origin.offsets[offset] if origin is not None else offset, mark)
 
     def verbatim(self, start: int, end: int, literal: bool = True) -> None:
+        mark = 0 if literal else _UNKNOWN
         for offset in range(start, end):
-            self.emit(self.source[offset], offset)
-        self.literal = self.literal and literal
+            self.emit(self.source[offset], offset, mark)
 
     def bare(self, start: int, end: int) -> None:
         self._backslashed(start, end, None)
@@ -126,6 +316,7 @@ class _Word:
 
     def _backslashed(self, start: int, end: int, escapable: frozenset[str] | None) -> None:
         source, offset = self.source, start
+        split = self.split_blanks and escapable is None
         while offset < end:
             char = source[offset]
             if char == "\\" and offset + 1 < end:
@@ -137,7 +328,7 @@ class _Word:
                     self.emit(following, offset)
                     offset += 2
                     continue
-            self.emit(char, offset)
+            self.emit(char, offset, _SPLIT if split and char in _IFS_WHITE else 0)
             offset += 1
 
     def ansi_c(self, start: int, end: int) -> None:
@@ -156,13 +347,56 @@ class _Word:
                 self.emit(decoded, offset)
                 offset += 1 + length
 
-    def token(self, end: int, locate: Locator) -> Token:
-        offsets = self.offsets
-        text = "".join(self.chars)
-        first = offsets[0] if offsets else end
-        if end - first == len(offsets) and offsets == list(range(first, end)):
-            return Token.located(text, first, locate, self.literal)
-        return Token.at(text, (*offsets, end), locate, self.literal)
+    def fields(self, end: int, split: bool = True) -> list[_Field]:
+        """The words this one becomes after word splitting (``split``), or the one value of an
+        assignment (where elements of ``"${A[@]}"`` are joined by a space and nothing splits).
+        ``end`` is the script offset where the written word ends."""
+        chars, offsets, marks, conditions = self.chars, self.offsets, self.marks, self.conditions
+        if not any(marks):
+            if split and not chars:  # expansions that made nothing make no word
+                return []
+            return [_Field("".join(chars), tuple(offsets), tuple(marks), None, end)]
+        found: list[_Field] = []
+        collected: list[int] = []
+        present = False  # a quoted part: the word exists even if it is empty
+        anchor = end
+
+        def close(final: bool) -> None:
+            if collected:
+                last = collected[-1]
+                expanded = marks[last] & _EXPANDED
+                finish = end if final and not expanded else offsets[last] + 1
+            else:
+                finish = end if final else anchor
+            found.append(
+                _Field(
+                    "".join(chars[index] for index in collected),
+                    tuple(offsets[index] for index in collected),
+                    tuple(marks[index] & _UNKNOWN for index in collected),
+                    None
+                    if conditions is None
+                    else tuple(conditions[index] for index in collected),
+                    finish,
+                )
+            )
+
+        for index, mark in enumerate(marks):
+            if mark & _KEEP:
+                if not present and not collected:
+                    anchor = offsets[index]
+                present = True
+            elif mark & _BREAK and not split:  # an assignment joins elements with a space
+                chars[index] = " "
+                collected.append(index)
+            elif mark & _BREAK or (split and mark & _SPLIT):
+                if present or collected:
+                    close(False)
+                collected, present = [], False
+            else:
+                collected.append(index)
+        if present or collected or not split:
+            close(True)
+        return found
 
 
 def _ansi_c_escape(source: str, offset: int, end: int) -> tuple[str | None, int]:
@@ -192,48 +426,139 @@ def _run(source: str, start: int, end: int, allowed: frozenset[str]) -> str:
     return source[start:stop]
 
 
-class _Builder:
-    """Turns tree-sitter nodes into tokens for one parsed text."""
+@dataclass(frozen=True)
+class _Reference:
+    """What a ``$NAME`` / ``${NAME[INDEX]OPERATOR WORD}`` expansion asks for."""
 
-    def __init__(self, text: str, char_at: Callable[[int], int], locate: Locator) -> None:
+    name: str
+    index: str | int | None  # "@", "*", a number, or None for the plain name
+    operator: str | None
+    words: tuple[Node, ...]  # the nodes of WORD, after the operator
+
+
+_OPERATORS = frozenset({":+", "+", ":-", "-", ":=", "="})
+
+
+def _reference(node: Node) -> _Reference | None:
+    """The variable an expansion reads, or None for one vlint does not expand."""
+    children = node.children
+    if node.type == "simple_expansion":
+        if len(children) == 2 and children[1].type == "variable_name":
+            return _Reference(_node_text(children[1]), None, None, ())
+        return None
+    if len(children) < 3 or children[0].type != "${" or children[-1].type != "}":
+        return None
+    target = children[1]
+    index: str | int | None = None
+    if target.type == "subscript":
+        name_node = target.child_by_field_name("name")
+        index_node = target.child_by_field_name("index")
+        if name_node is None or index_node is None:
+            return None
+        written = _node_text(index_node)
+        if written in ("@", "*"):
+            index = written
+        elif written.isdigit() and len(written) < 8:
+            index = int(written)
+        else:
+            return None
+        name = _node_text(name_node)
+    elif target.type == "variable_name":
+        name = _node_text(target)
+    else:
+        return None
+    if len(children) == 3:
+        return _Reference(name, index, None, ())
+    operator = children[2].type
+    if operator not in _OPERATORS or node.field_name_for_child(2) != "operator":
+        return None
+    return _Reference(name, index, operator, tuple(children[3:-1]))
+
+
+def _node_text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _selected(value: _Value, index: str | int | None) -> tuple[tuple[_Field, ...], bool]:
+    """The elements an expansion reads, and whether they stay separate words (``[@]``)."""
+    if isinstance(value, _Field):
+        return ((value,) if index in (None, 0, "@", "*") else ()), False
+    if index == "@":
+        return value, True
+    if index == "*":
+        return value, False
+    position = 0 if index is None else index
+    assert isinstance(position, int)
+    return ((value[position],) if position < len(value) else ()), False
+
+
+class _Builder:
+    """Turns tree-sitter nodes into words for one parsed text, expanding known variables."""
+
+    def __init__(
+        self,
+        text: str,
+        char_at: Callable[[int], int],
+        locate: Locator,
+        variables: _Variables,
+        origin: _Origin | None = None,
+    ) -> None:
         self.text = text
         self.char_at = char_at
         self.locate = locate
+        self.variables = variables
+        self.origin = origin
+        self.nesting = 0
 
     def range(self, node: Node) -> tuple[int, int]:
         return self.char_at(node.start_byte), self.char_at(node.end_byte)
 
-    def words(self, nodes: Sequence[Node]) -> list[Token]:
-        """Tokens for argument nodes in source order, joining those split by continuations."""
-        tokens: list[Token] = []
+    def out(self, offset: int) -> int:
+        """The script offset of an offset in this text."""
+        return self.origin.offsets[offset] if self.origin is not None else offset
+
+    def out_end(self, offset: int) -> int:
+        """The script offset just after the character before ``offset`` of this text (where a
+        word that ends there ends: the next character may come from elsewhere)."""
+        if self.origin is None or offset == 0:
+            return self.out(offset)
+        return self.origin.offsets[offset - 1] + 1
+
+    def fields(self, nodes: Sequence[Node]) -> list[_Field]:
+        """The words of argument nodes in source order, joining those split by continuations."""
+        found: list[_Field] = []
         group: list[Node] = []
         previous_end = -1
         for node in nodes:
             start, end = self.range(node)
             if group and not _CONTINUATIONS.fullmatch(self.text, previous_end, start):
-                tokens.append(self.word(group))
+                found.extend(self.word(group))
                 group = []
             group.append(node)
             previous_end = end
         if group:
-            tokens.append(self.word(group))
-        return tokens
+            found.extend(self.word(group))
+        return found
 
-    def word(self, nodes: Sequence[Node]) -> Token:
-        word = _Word(self.text)
+    def words(self, nodes: Sequence[Node]) -> list[Token]:
+        return [found.token(self.locate) for found in self.fields(nodes)]
+
+    def word(self, nodes: Sequence[Node]) -> list[_Field]:
+        word = _Word(self.text, self.origin)
         for index, node in enumerate(nodes):
             is_last = index + 1 == len(nodes)
             # ``$"..."`` (a translated string) comes as a lone ``$`` node followed by the string.
             if node.type == "$" and not is_last and nodes[index + 1].type == "string":
                 continue
             self.add(word, node)
-        return word.token(self.range(nodes[-1])[1], self.locate)
+        return word.fields(self.out_end(self.range(nodes[-1])[1]))
 
-    def value(self, nodes: Sequence[Node], end: int) -> Token:
-        word = _Word(self.text)
+    def value(self, nodes: Sequence[Node], end: int) -> _Field:
+        """An assignment's value: expanded, never split."""
+        word = _Word(self.text, self.origin)
         for node in nodes:
             self.add(word, node)
-        return word.token(end, self.locate)
+        return word.fields(self.out_end(end), split=False)[0]
 
     def add(self, word: _Word, root: Node) -> None:
         stack: list[Node | tuple[int, int]] = [root]
@@ -245,10 +570,12 @@ class _Builder:
             start, end = self.range(node)
             kind = node.type
             if kind in _EXPANSIONS:
-                word.verbatim(start, end, literal=False)
+                self.expand(word, node, start, end, quoted=False)
             elif kind == "raw_string":
+                word.mark(_KEEP, start)
                 word.verbatim(*self._inside(start, end, "'", 1))
             elif kind == "ansi_c_string":
+                word.mark(_KEEP, start)
                 word.ansi_c(*self._inside(start, end, "'", 2))
             elif kind == "string":
                 self._double_quoted(word, node, start, end)
@@ -259,12 +586,98 @@ class _Builder:
             else:
                 word.verbatim(start, end, literal=False)
 
+    def expand(self, word: _Word, node: Node, start: int, end: int, quoted: bool) -> None:
+        """A ``$NAME``/``${...}`` expansion: the variable's known value, or the text as written."""
+        reference = _reference(node) if node.type in ("simple_expansion", "expansion") else None
+        origin = self.origin
+        if (
+            reference is None
+            or (origin is not None and origin.marks[start] & _UNKNOWN)
+            or (self.variables.ifs_assigned and not quoted)
+            or self.nesting >= _MAX_NESTED_EXPANSION
+        ):
+            word.verbatim(start, end, literal=False)
+            return
+        value = self.variables.values.get(reference.name)
+        operator = reference.operator
+        if operator is None:
+            if value is None or not self._copy(word, value, reference.index, quoted):
+                word.verbatim(start, end, literal=False)
+            return
+        if operator in (":+", "+"):
+            if value is None:
+                self._alternative(word, reference, start, quoted, reference.name)
+            elif operator == "+" or _size(value):
+                self._alternative(word, reference, start, quoted, None)
+            return
+        if value is None:
+            word.verbatim(start, end, literal=False)
+        elif operator.startswith(":") and not _size(value):
+            self._alternative(word, reference, start, quoted, None)
+        elif not self._copy(word, value, reference.index, quoted):
+            word.verbatim(start, end, literal=False)
+
+    def _copy(self, word: _Word, value: _Value, index: str | int | None, quoted: bool) -> bool:
+        """Puts a variable's characters into ``word``; False when the budget is spent."""
+        elements, separate = _selected(value, index)
+        size = sum(len(element.chars) + 1 for element in elements)
+        if size > self.variables.budget:
+            return False
+        self.variables.budget -= size
+        split = 0 if quoted else _SPLIT
+        for number, element in enumerate(elements):
+            if number:
+                if separate:
+                    word.put("", element.offsets[0] if element.offsets else element.end, _BREAK)
+                else:  # ``"${A[*]}"`` joins the elements with a space (the first of IFS)
+                    word.put(" ", elements[number - 1].end, _EXPANDED | split)
+            if separate and quoted:
+                word.put("", element.offsets[0] if element.offsets else element.end, _KEEP)
+            conditions = element.conditions
+            for at, char in enumerate(element.chars):
+                mark = element.marks[at] | _EXPANDED
+                if split and char in _IFS_WHITE and not mark & _UNKNOWN:
+                    mark |= _SPLIT
+                condition = conditions[at] if conditions is not None else None
+                word.put(char, element.offsets[at], mark, condition)
+        return True
+
+    def _alternative(
+        self, word: _Word, reference: _Reference, start: int, quoted: bool, condition: str | None
+    ) -> None:
+        """The words of ``${NAME:+WORDS}`` (or a default), depending on ``condition``."""
+        nodes = reference.words
+        if not nodes:
+            return
+        saved = word.split_blanks, word.condition
+        word.split_blanks = not quoted
+        word.condition = condition or word.condition
+        self.nesting += 1
+        try:
+            cursor = self.range(nodes[0])[0]
+            for node in nodes:
+                node_start, node_end = self.range(node)
+                if node_start > cursor:
+                    word.bare(cursor, node_start)
+                if quoted and node.type == "word":
+                    word.double_quoted(node_start, node_end)
+                else:
+                    self.add(word, node)
+                cursor = max(cursor, node_end)
+        finally:
+            self.nesting -= 1
+            word.split_blanks, word.condition = saved
+
     def _inside(self, start: int, end: int, quote: str, opening: int) -> tuple[int, int]:
         closed = end - start > opening and self.text[end - 1] == quote
         return min(start + opening, end), end - 1 if closed else end
 
     def _double_quoted(self, word: _Word, node: Node, start: int, end: int) -> None:
         inner_start, inner_end = self._inside(start, end, '"', 1)
+        parts = [child for child in node.children if child.type != '"']
+        # ``"${A[@]}"`` alone makes no word for an empty array (as ``"$@"``).
+        if not (len(parts) == 1 and _is_all_elements(parts[0])):
+            word.mark(_KEEP, start)
         cursor = inner_start
         for child in node.children:
             child_start, child_end = self.range(child)
@@ -273,6 +686,8 @@ class _Builder:
             word.double_quoted(cursor, child_start)
             if child.type == "string_content":
                 word.double_quoted(child_start, child_end)
+            elif child.type in ("simple_expansion", "expansion"):
+                self.expand(word, child, child_start, child_end, quoted=True)
             else:
                 word.verbatim(child_start, child_end, literal=child.type == "$")
             cursor = child_end
@@ -298,34 +713,30 @@ class _Builder:
         stack.extend(reversed(items))
 
 
+def _is_all_elements(node: Node) -> bool:
+    if node.type != "expansion":
+        return False
+    reference = _reference(node)
+    return reference is not None and reference.index == "@" and reference.operator is None
+
+
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def iter_commands(text: str, locate: Locator) -> Iterator[ShellCommand]:
-    """Every simple command in ``text``, in source order, with positions through ``locate``."""
+def _parse(text: str) -> tuple[Tree, Callable[[int], int]]:
     data = text.encode("utf-8", "surrogatepass")
     # tree-sitter-bash 0.25 can read past the end of its input (a segmentation fault) after a
     # "{" and some characters beyond U+FFFF; it parses a stand-in of the same UTF-8 length
     # instead (to bash both are word characters), so every byte offset stays the same.
     parsed = _ASTRAL.sub("\U00010000", text).encode("utf-8", "surrogatepass")
-    tree = _parser().parse(parsed)
-    builder = _Builder(text, _char_offsets(data, text), locate)
-    cursor = tree.walk()
-    while True:
-        node = cursor.node
-        descend = True
-        if node is not None:
-            if node.type in ("command", "declaration_command"):
-                command = _command(builder, node)
-                if command is not None:
-                    yield command
-            elif node.type in _OPAQUE:
-                descend = False
-        if descend and cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
+    return _parser().parse(parsed), _char_offsets(data, text)
+
+
+def iter_commands(text: str, locate: Locator) -> Iterator[ShellCommand]:
+    """Every simple command in ``text``, in source order, with positions through ``locate``."""
+    tree, char_at = _parse(text)
+    builder = _Builder(text, char_at, locate, _Variables())
+    yield from _Walker(builder, 0).walk(tree)
 
 
 def parse_words(text: str, locate: Locator | None = None) -> list[ShellCommand]:
@@ -333,42 +744,351 @@ def parse_words(text: str, locate: Locator | None = None) -> list[ShellCommand]:
     return list(iter_commands(text, locate or line_locator(text)))
 
 
-def _command(builder: _Builder, node: Node) -> ShellCommand | None:
-    env: dict[str, Token] = {}
-    names: dict[str, Span] = {}
-    arguments: list[Node] = []
-    seen_name = node.type == "declaration_command"
-    for index, child in enumerate(node.children):
-        field = node.field_name_for_child(index)
-        if field == "name":
-            seen_name = True
-            arguments.append(child)
-        elif not seen_name and child.type == "variable_assignment":
-            name, value = _assignment(builder, child)
-            env[name] = value
-            first = builder.range(child)[0]
-            names[name] = Span(builder.locate(first), builder.locate(first + len(name)))
-        elif seen_name and (field == "argument" or node.type == "declaration_command"):
-            if child.type not in _REDIRECTS and child.type != "comment":
+@dataclass
+class _Region:
+    """A construct being walked whose assignments are forgotten when it ends."""
+
+    depth: int
+    loop: bool = False
+    assigned: set[str] = field(default_factory=set)
+    saved: dict[str, _Value] | None = None  # a function body: the script's variables
+    function: str | None = None
+
+
+class _Walker:
+    """Walks one parsed text in source order, yielding its commands and following its
+    variables."""
+
+    def __init__(self, builder: _Builder, evals: int) -> None:
+        self.builder = builder
+        self.variables = builder.variables
+        self.evals = evals
+        self.regions: list[_Region] = []
+        self.functions: set[str] = set()
+        self.clobbered: set[str] = set()
+
+    def walk(self, tree: Tree) -> Iterator[ShellCommand]:
+        cursor = tree.walk()
+        depth = 0
+        while True:
+            node = cursor.node
+            descend = True
+            if node is not None:
+                kind = node.type
+                if kind in ("command", "declaration_command"):
+                    yield from self.command(node)
+                elif kind == "variable_assignment":
+                    parent = node.parent
+                    parent_kind = parent.type if parent is not None else "program"
+                    if parent_kind in _STATEMENT_PARENTS:
+                        self.assign(node)
+                        descend = False
+                    elif parent_kind not in ("command", "declaration_command"):
+                        self.forget(_assigned_name(node))  # arithmetic: ``for ((i=0; ...))``
+                elif kind in _OPAQUE:
+                    descend = False
+                elif kind in _REGIONS:
+                    self.enter(node, depth)
+                elif kind in ("binary_expression", "postfix_expression", "unary_expression"):
+                    self.arithmetic(node)
+            if descend and cursor.goto_first_child():
+                depth += 1
+                continue
+            while True:
+                self.leave(depth)
+                if cursor.goto_next_sibling():
+                    break
+                if not cursor.goto_parent():
+                    return
+                depth -= 1
+
+    # Control flow.
+
+    def enter(self, node: Node, depth: int) -> None:
+        region = _Region(depth, loop=node.type in _LOOPS)
+        values = self.variables.values
+        self.regions.append(region)
+        if node.type == "function_definition":
+            name = node.child_by_field_name("name")
+            region.function = _node_text(name) if name is not None else ""
+            region.saved = values
+            self.variables.values = {}
+        elif node.type in _LOOPS:
+            if sum(1 for open_region in self.regions if open_region.loop) > _MAX_LOOP_DEPTH:
+                values.clear()
+            else:
+                names, everything = self.assigned_within(node)
+                if everything:
+                    values.clear()
+                for name in names:
+                    self.forget(name)
+
+    def leave(self, depth: int) -> None:
+        regions = self.regions
+        while regions and regions[-1].depth >= depth:
+            region = regions.pop()
+            if region.saved is not None:
+                self.variables.values = region.saved
+                if region.function:
+                    self.functions.add(region.function)
+                self.clobbered |= region.assigned
+                if len(self.clobbered) > _MAX_CLOBBERED:
+                    self.clobbered.clear()
+                    self.variables.values.clear()
+            values = self.variables.values
+            for name in region.assigned:
+                values.pop(name, None)
+            if regions:
+                # A function body's assignments are forgotten after any call of a function.
+                enclosing = next((r for r in reversed(regions) if r.saved is not None), None)
+                if enclosing is not None:
+                    enclosing.assigned |= region.assigned
+
+    def assigned_within(self, node: Node) -> tuple[set[str], bool]:
+        """The names a loop may assign (it runs again, so they are unknown in the whole loop),
+        and whether it may assign any (``source``, ``eval``, a call of a function)."""
+        names: set[str] = set()
+        everything = False
+        cursor = node.walk()
+        while True:
+            current = cursor.node
+            descend = True
+            if current is not None:
+                kind = current.type
+                if kind == "variable_assignment":
+                    names.add(_assigned_name(current))
+                    descend = False
+                elif kind == "declaration_command":
+                    names.update(
+                        _node_text(child)
+                        for child in current.children
+                        if child.type in ("word", "variable_name")
+                    )
+                elif kind == "for_statement":
+                    variable = current.child_by_field_name("variable")
+                    if variable is not None:
+                        names.add(_node_text(variable))
+                elif kind == "command":
+                    command_name = current.child_by_field_name("name")
+                    program = _node_text(command_name) if command_name is not None else ""
+                    if program in _SOURCING or program == "eval" or program in self.functions:
+                        everything = True
+                    elif program in _ASSIGNING:
+                        names.update(
+                            _node_text(argument)
+                            for argument in current.children_by_field_name("argument")
+                        )
+                elif kind in ("binary_expression", "postfix_expression", "unary_expression"):
+                    names.update(_arithmetic_names(current))
+                elif kind in ("heredoc_body", "comment"):
+                    descend = False
+            if descend and cursor.goto_first_child():
+                continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return names, everything
+
+    # Variables.
+
+    def set(self, name: str, value: _Value) -> None:
+        self.variables.values[name] = value
+        self.note(name)
+
+    def forget(self, name: str) -> None:
+        self.variables.values.pop(name, None)
+        self.note(name)
+        if name == "IFS":
+            self.variables.ifs_assigned = True
+
+    def note(self, name: str) -> None:
+        if self.regions:
+            self.regions[-1].assigned.add(name)
+
+    def arithmetic(self, node: Node) -> None:
+        for name in _arithmetic_names(node):
+            self.forget(name)
+
+    def assign(self, node: Node, transforming: bool = False) -> None:
+        """``NAME=value``, ``NAME+=value``, ``NAME=(...)``, ``NAME+=(...)``."""
+        children = node.children
+        name = _assigned_name(node)
+        if (
+            transforming
+            or name == "IFS"
+            or children[0].type != "variable_name"
+            or len(children) < 2
+            or children[1].type not in ("=", "+=")
+        ):
+            self.forget(name)
+            return
+        appending = children[1].type == "+="
+        values = children[2:]
+        builder = self.builder
+        new: _Value
+        if values and values[0].type == "array":
+            elements = [
+                child for child in values[0].children if child.type not in ("(", ")", "comment")
+            ]
+            new = tuple(builder.fields(elements))
+        else:
+            new = builder.value(values, builder.range(node)[1])
+            if new.chars and not new.known:
+                self.forget(name)  # ``CMD=$(make_cmd)``: nothing of it is known
+                return
+        if appending:
+            old = self.variables.values.get(name)
+            if old is None or isinstance(old, _Field) != isinstance(new, _Field):
+                self.forget(name)
+                return
+            if isinstance(old, _Field) and isinstance(new, _Field):
+                new = old + new
+            elif isinstance(old, tuple) and isinstance(new, tuple):
+                new = old + new
+        if _size(new) > _MAX_VALUE:
+            self.forget(name)
+            return
+        self.set(name, new)
+
+    # Commands.
+
+    def command(self, node: Node) -> Iterator[ShellCommand]:
+        builder = self.builder
+        env: dict[str, Token] = {}
+        names: dict[str, Span] = {}
+        arguments: list[Node] = []
+        declaration = node.type == "declaration_command"
+        seen_name = declaration
+        for index, child in enumerate(node.children):
+            field_name = node.field_name_for_child(index)
+            if field_name == "name":
+                seen_name = True
                 arguments.append(child)
-    stray, end_byte = _stray_arguments(node)
-    words = builder.words(arguments + stray)
-    if not words:
-        return None
-    start = builder.char_at(node.start_byte)
-    end = builder.char_at(end_byte)
-    span = Span(builder.locate(start), builder.locate(end))
-    return ShellCommand(tuple(words), env, span, names, end)
+            elif not seen_name and child.type == "variable_assignment":
+                name, value = _prefix_assignment(builder, child)
+                env[name] = value
+                first = builder.out(builder.range(child)[0])
+                names[name] = Span(builder.locate(first), builder.locate(first + len(name)))
+            elif seen_name and (field_name == "argument" or declaration):
+                if child.type not in _REDIRECTS and child.type != "comment":
+                    arguments.append(child)
+        stray, end_byte = _stray_arguments(node)
+        fields = builder.fields(arguments + stray)
+        start = builder.out(builder.char_at(node.start_byte))
+        end = builder.out_end(builder.char_at(end_byte))
+        if declaration:
+            self.declare(node)
+        if not fields:
+            return
+        program = fields[0].chars if fields[0].literal else None
+        if program == "eval" and len(fields) > 1 and self.evals < _MAX_EVAL:
+            yield from self.evaluate(fields[1:], env, names, end)
+            return
+        words = tuple(found.token(builder.locate) for found in fields)
+        span = Span(builder.locate(start), builder.locate(end))
+        yield ShellCommand(words, env, span, names, end)
+        self.after(program, fields)
+
+    def declare(self, node: Node) -> None:
+        keyword = node.children[0].type if node.children else ""
+        options = "".join(
+            _node_text(child)[1:]
+            for child in node.children
+            if child.type == "word" and _node_text(child).startswith(("-", "+"))
+        )
+        transforming = bool(_TRANSFORMING_OPTIONS & set(options))
+        for child in node.children:
+            if child.type == "variable_assignment":
+                self.assign(child, transforming)
+            elif child.type in ("word", "variable_name") and keyword not in ("export", "readonly"):
+                written = _node_text(child)
+                if _IDENTIFIER.fullmatch(written):
+                    self.forget(written)
+
+    def after(self, program: str | None, fields: Sequence[_Field]) -> None:
+        """What a command does to the variables."""
+        if program is None:
+            return
+        if program in _SOURCING:
+            self.variables.values.clear()
+        elif program in _ASSIGNING:
+            for argument in fields[1:]:
+                named = _IDENTIFIER.match(argument.chars)  # ``read X``, ``let X=1``
+                if named is not None:
+                    self.forget(named.group())
+        elif program in self.functions:
+            for name in self.clobbered:
+                self.forget(name)
+
+    def evaluate(
+        self, arguments: Sequence[_Field], env: dict[str, Token], names: dict[str, Span], end: int
+    ) -> Iterator[ShellCommand]:
+        """``eval ARGS``: the arguments joined by spaces, read again as shell in this script."""
+        chars: list[str] = []
+        offsets: list[int] = []
+        marks: list[int] = []
+        conditions: list[str | None] | None = None
+        for number, argument in enumerate(arguments):
+            if number:
+                chars.append(" ")
+                offsets.append(arguments[number - 1].end)
+                marks.append(0)
+                if conditions is not None:
+                    conditions.append(None)
+            if argument.conditions is not None and conditions is None:
+                conditions = [None] * len(chars)
+            chars.extend(argument.chars)
+            offsets.extend(argument.offsets)
+            marks.extend(argument.marks)
+            if conditions is not None:
+                conditions.extend(argument.conditions or (None,) * len(argument.chars))
+        offsets.append(arguments[-1].end)
+        text = "".join(chars)
+        tree, char_at = _parse(text)
+        outer = self.builder
+        builder = _Builder(
+            text, char_at, outer.locate, self.variables, _Origin(offsets, marks, conditions)
+        )
+        inner = _Walker(builder, self.evals + 1)
+        inner.functions, inner.clobbered = self.functions, self.clobbered
+        inner.regions = [_Region(-1)] if self.regions else []
+        for command in inner.walk(tree):
+            yield replace(
+                command,
+                env={**env, **command.env},
+                env_names={**names, **command.env_names},
+                end=end,
+            )
+        if self.regions and inner.regions:
+            self.regions[-1].assigned |= inner.regions[0].assigned
+        if any(mark & _UNKNOWN for mark in marks):
+            self.variables.values.clear()  # unknown text may assign anything
 
 
-def _assignment(builder: _Builder, node: Node) -> tuple[str, Token]:
+def _assigned_name(node: Node) -> str:
+    target = node.children[0] if node.children else node
+    if target.type == "subscript":
+        name = target.child_by_field_name("name")
+        return _node_text(name) if name is not None else ""
+    return _node_text(target)
+
+
+def _arithmetic_names(node: Node) -> list[str]:
+    children = node.children
+    if not any(child.type in _ARITHMETIC_ASSIGN for child in children):
+        return []
+    return [_node_text(child) for child in children if child.type == "variable_name"]
+
+
+def _prefix_assignment(builder: _Builder, node: Node) -> tuple[str, Token]:
+    """``NAME=value`` before a command: the environment of that one command."""
     start, end = builder.range(node)
     children = node.children
     for index, child in enumerate(children):
         if child.type in ("=", "+="):
             name = builder.text[start : builder.char_at(child.start_byte)]
-            return name, builder.value(children[index + 1 :], end)
-    return builder.text[start:end], builder.value((), end)
+            value = builder.value(children[index + 1 :], end)
+            return name, value.token(builder.locate)
+    return builder.text[start:end], builder.value((), end).token(builder.locate)
 
 
 def _stray_arguments(node: Node) -> tuple[list[Node], int]:
@@ -396,7 +1116,6 @@ def _stray_arguments(node: Node) -> tuple[list[Node], int]:
             end = max(end, redirect.end_byte)
         stray.extend(extra)
     return stray, end
-
 
 
 _BLANKS_AFTER_BACKSLASH = re.compile(r"\\[ \t]+$")

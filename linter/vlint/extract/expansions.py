@@ -1,0 +1,81 @@
+"""Expansions a host language makes in a shell text before any shell reads it.
+
+Make expands ``$(MODEL)`` in a recipe, and IPython ``{model}`` in a ``!`` command line, before
+the shell runs; vlint resolves neither.  ``hold`` puts a shell parameter expansion of the same
+length (``$____``) in each one's place, so the shell reads an unresolved word part there and
+every offset stays; ``unresolved`` then marks every token holding one of those characters as not
+literal (even where the shell's quotes would have kept it literal, as in ``'$(MODEL)'``) and
+gives it back the characters written in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from vlint.model import Invocation, Pos, Span, Token
+from vlint.syntax.lines import Chars
+
+_T = TypeVar("_T")
+
+
+def hold(chars: Chars, ranges: Iterable[tuple[int, int]]) -> Chars:
+    """``chars`` with each ``(start, end)`` range replaced by ``$___``, flagged not literal."""
+    text = list(chars.text)
+    literal = list(chars.literal)
+    for start, end in ranges:
+        for index in range(start, end):
+            text[index] = "$" if index == start else "_"
+            literal[index] = False
+    offsets = [chars.offset(index) for index in range(len(text) + 1)]
+    return Chars.at("".join(text), offsets, chars.locator, literal)
+
+
+def unresolved(invocation: Invocation, held: Chars, written: str) -> Invocation:
+    """``invocation`` (found in ``held.text``, through any nesting) with every token that holds
+    a held character unresolved and written as in ``written`` (the text before ``hold``)."""
+    by_position = {
+        held.pos(index): written[index]
+        for index, literal in enumerate(held.literal)
+        if not literal
+    }
+    if not by_position:
+        return invocation
+
+    def restore(token: Token) -> Token:
+        positions = token.positions[:-1]
+        if not any(position in by_position for position in positions):
+            return token
+        text = "".join(by_position.get(p, char) for p, char in zip(positions, token.text))
+        return token.with_text(text, False)
+
+    return map_tokens(invocation, restore)
+
+
+def map_tokens(value: _T, change: Callable[[Token], Token]) -> _T:
+    """``value`` with every token in it, however deep, replaced by ``change(token)``."""
+    result: _T = _mapped(value, change)
+    return result
+
+
+def _mapped(value: Any, change: Callable[[Token], Token]) -> Any:
+    if isinstance(value, Token):
+        return change(value)
+    if isinstance(value, (str, bytes, int, float, bool, Pos, Span)) or value is None:
+        return value
+    if isinstance(value, tuple):
+        items = tuple(_mapped(item, change) for item in value)
+        return type(value)(*items) if hasattr(value, "_fields") else items
+    if isinstance(value, list):
+        return [_mapped(item, change) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _mapped(item, change) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {
+            f.name: _mapped(getattr(value, f.name), change)
+            for f in dataclasses.fields(value)
+            if f.init
+        }
+        return dataclasses.replace(value, **changes)
+    return value

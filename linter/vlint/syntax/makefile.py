@@ -1,0 +1,298 @@
+"""Makefiles: each rule's recipe as the shell text Make hands to the shell, at file offsets.
+
+Read as GNU Make reads a makefile (the GNU Make manual, "Writing Recipes in Rules":
+https://www.gnu.org/software/make/manual/html_node/Recipes.html, and ``src/read.c``):
+
+- a rule line is ``targets : prerequisites`` (``::`` too), its ``:`` outside ``$(...)`` and
+  before any ``=`` (``VAR := x`` is an assignment; ``target: VAR = x`` a target-specific
+  variable, not a rule with a recipe); ``; command`` on it starts the recipe;
+- recipe lines start with the recipe prefix (a tab, or ``.RECIPEPREFIX``'s first character) and
+  follow a rule line; blank lines, comment lines and conditionals (``ifeq``... ``endif``) between
+  them do not end the recipe, any other line does;
+- a backslash-newline inside a recipe line is kept for the shell, and the recipe prefix at the
+  start of the continued line is removed; outside recipes it joins lines with one space;
+- the blanks and ``@``, ``-``, ``+`` prefixes at the start of a recipe line are Make's, not the
+  shell's; ``$$`` reaches the shell as ``$``;
+- every other ``$`` reference (``$(VAR)``, ``${VAR}``, ``$(shell ...)``, ``$@``, ``$<``) is
+  expanded by Make: its characters are flagged not literal (vlint does not resolve Make
+  variables);
+- ``define ... endef`` blocks are variable values, never recipes.
+
+A rule's recipe lines become one text, one line each, so a command that ends its line before a
+line of flags is seen as such.  Make runs each line in its own shell (all lines in one with
+``.ONESHELL:``, where it also removes the prefixes of the inner lines: the same text).
+
+Knows nothing of vLLM.  One pass over the lines; a ``$(`` reference is scanned once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from vlint.model import LineIndex, Locator
+from vlint.syntax.lines import Chars
+
+__all__ = ["Recipe", "recipes"]
+
+_CONDITIONAL = re.compile(r"[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_DEFINE = re.compile(r"[ \t]*((override|export|private)[ \t]+)*define\b")
+_ENDEF = re.compile(r"[ \t]*endef\b")
+_RECIPE_PREFIX_VAR = re.compile(r"[ \t]*\.RECIPEPREFIX[ \t]*[:?+!]*=[ \t]*")
+_MAKE_PREFIXES = " \t@-+"
+_OPENERS = {"(": ")", "{": "}"}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One rule's recipe: the shell text, with Make's own references flagged not literal."""
+
+    script: Chars
+
+
+@dataclass(frozen=True)
+class _Line:
+    start: int  # offset of the line in the text
+    text: str  # without the line break (and a ``\\r`` before it)
+
+
+def recipes(text: str, locate: Locator | None = None) -> list[Recipe]:
+    """Every recipe of the makefile ``text``, in order."""
+    locate = locate or LineIndex.of(text).locate
+    lines = list(_lines(text))
+    found: list[Recipe] = []
+    prefix = "\t"
+    in_rule = False
+    defines = 0
+    current: list[tuple[str, list[int], list[bool]]] = []
+
+    def close() -> None:
+        if current:
+            found.append(Recipe(_script(current, locate)))
+            current.clear()
+
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if defines:
+            if _ENDEF.match(line.text):
+                defines -= 1
+            elif _DEFINE.match(line.text):
+                defines += 1
+            index += 1
+            continue
+        if in_rule and line.text.startswith(prefix):
+            index = _recipe_line(lines, index, prefix, current)
+            continue
+        if not line.text.strip() or line.text.lstrip(" \t").startswith("#"):
+            index += 1
+            continue
+        logical, index = _logical(lines, index)
+        if _CONDITIONAL.match(logical.text):
+            continue
+        in_rule = False
+        close()
+        if _DEFINE.match(logical.text):
+            defines = 1
+            continue
+        prefix_var = _RECIPE_PREFIX_VAR.match(logical.text)
+        if prefix_var is not None:
+            value = _uncommented(logical.text)[prefix_var.end() :]
+            prefix = value[0] if value else "\t"
+            continue
+        recipe_at = _rule(logical.text)
+        if recipe_at is None:
+            continue
+        in_rule = True
+        if recipe_at >= 0:
+            command = _without_prefixes(logical.text[recipe_at:], logical.offsets[recipe_at:])
+            if command is not None:
+                current.append(command)
+    close()
+    return found
+
+
+def _lines(text: str) -> Iterator[_Line]:
+    start = 0
+    for raw in text.split("\n"):
+        yield _Line(start, raw.removesuffix("\r"))
+        start += len(raw) + 1
+
+
+@dataclass(frozen=True)
+class _Logical:
+    text: str
+    offsets: list[int]  # one per character, plus the end
+
+
+def _logical(lines: list[_Line], index: int) -> tuple[_Logical, int]:
+    """A makefile line with its continuations joined (backslash-newline and the blanks around
+    it become one space), and the index of the line after it."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    while True:
+        line = lines[index]
+        index += 1
+        body = line.text
+        continued = _ends_with_backslash(body) and index < len(lines)
+        if continued:
+            body = body[:-1].rstrip(" \t")
+        lead = len(body) - len(body.lstrip(" \t")) if chars else 0
+        chars.append(body[lead:])
+        offsets.extend(range(line.start + lead, line.start + len(body)))
+        if not continued:
+            offsets.append(line.start + len(line.text))
+            return _Logical("".join(chars), offsets), index
+        chars.append(" ")
+        offsets.append(line.start + len(body))
+
+
+def _recipe_line(
+    lines: list[_Line],
+    index: int,
+    prefix: str,
+    current: list[tuple[str, list[int], list[bool]]],
+) -> int:
+    """Add the recipe line at ``index`` (with the lines it continues onto) to ``current``;
+    returns the index of the line after it."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    first = True
+    while True:
+        line = lines[index]
+        index += 1
+        cut = len(prefix) if first or line.text.startswith(prefix) else 0
+        first = False
+        chars.append(line.text[cut:])
+        offsets.extend(range(line.start + cut, line.start + len(line.text)))
+        if not _ends_with_backslash(line.text) or index >= len(lines):
+            offsets.append(line.start + len(line.text))
+            break
+        chars.append("\n")  # kept: the shell reads the backslash-newline
+        offsets.append(line.start + len(line.text))
+    command = _without_prefixes("".join(chars), offsets)
+    if command is not None:
+        current.append(command)
+    return index
+
+
+def _without_prefixes(
+    chars: str, offsets: list[int]
+) -> tuple[str, list[int], list[bool]] | None:
+    """A recipe line without Make's leading blanks and ``@``/``-``/``+`` prefixes, as a shell
+    command (None for an empty line).
+
+    Make also strips the dashes of a line that starts with a flag (a ``--max-num-seqs 8`` line
+    whose backslash was forgotten on the line before); vlint keeps those two, so that the line
+    still reads as the flags it was meant to be.
+    """
+    lead = len(chars) - len(chars.lstrip(_MAKE_PREFIXES))
+    if chars[:lead].endswith("--") and chars[lead : lead + 1].isalpha():
+        lead -= 2
+    if not chars[lead:].strip():
+        return None
+    return _command(chars[lead:], offsets[lead:])
+
+
+def _command(chars: str, offsets: list[int]) -> tuple[str, list[int], list[bool]]:
+    """A recipe command as the shell receives it: ``$$`` is ``$``, other references are
+    Make's (flagged not literal)."""
+    out: list[str] = []
+    kept: list[int] = []
+    literal: list[bool] = []
+    index = 0
+    while index < len(chars):
+        char = chars[index]
+        if char != "$":
+            out.append(char)
+            kept.append(offsets[index])
+            literal.append(True)
+            index += 1
+            continue
+        if chars.startswith("$$", index):
+            out.append("$")
+            kept.append(offsets[index])
+            literal.append(True)
+            index += 2
+            continue
+        end = _reference_end(chars, index)
+        out.extend(chars[index:end])
+        kept.extend(offsets[index:end])
+        literal.extend([False] * (end - index))
+        index = end
+    kept.append(offsets[len(chars)])
+    return "".join(out), kept, literal
+
+
+def _reference_end(chars: str, index: int) -> int:
+    """The end of the Make reference at ``index`` (``$X``, or ``$(...)``/``${...}`` with its
+    nested references; an unterminated one runs to the end, where Make stops with an error)."""
+    opener = chars[index + 1 : index + 2]
+    if opener not in _OPENERS:
+        return min(index + 2, len(chars))
+    closer = _OPENERS[opener]
+    depth = 0
+    for at in range(index + 1, len(chars)):
+        if chars[at] == opener:
+            depth += 1
+        elif chars[at] == closer:
+            depth -= 1
+            if depth == 0:
+                return at + 1
+    return len(chars)
+
+
+def _script(commands: list[tuple[str, list[int], list[bool]]], locate: Locator) -> Chars:
+    """A rule's recipe lines as one text, each line ended where its file line ends."""
+    text: list[str] = []
+    offsets: list[int] = []
+    literal: list[bool] = []
+    for chars, kept, flags in commands:
+        text.append(chars + "\n")
+        offsets.extend(kept)  # the end of the command: where its line break is
+        literal.extend([*flags, True])
+    offsets.append(offsets[-1])
+    return Chars.at("".join(text), offsets, locate, literal)
+
+
+def _rule(line: str) -> int | None:
+    """For a rule line, where its recipe starts (-1 for none); None for any other line."""
+    colon = -1
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "$" and line[index + 1 : index + 2] in _OPENERS:
+            index = _reference_end(line, index)
+            continue
+        if char == "\\" and index + 1 < len(line):
+            index += 2
+            continue
+        if char == "#":
+            break
+        if colon < 0:
+            if char == "=":
+                return None  # an assignment (``=``, ``?=``, ``+=``, ``!=``) comes first
+            if char == ":":
+                after = line[index:]
+                if re.match(r":+=", after):
+                    return None  # ``:=``, ``::=``, ``:::=``
+                colon = index
+                index += 2 if after.startswith("::") else 1
+                continue
+        else:
+            if char == ";":
+                return index + 1
+            if char == "=":
+                return None  # a target-specific variable
+        index += 1
+    return -1 if colon >= 0 and line[:colon].strip() else None
+
+
+def _uncommented(line: str) -> str:
+    match = re.search(r"(?<!\\)#", line)
+    return line[: match.start()] if match else line
+
+
+def _ends_with_backslash(line: str) -> bool:
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
