@@ -110,3 +110,26 @@ def test_digest_is_not_a_floating_tag() -> None:
     assert floating_tag("vllm/vllm-openai@sha256:" + "d" * 64) is None
     assert floating_tag("vllm/vllm-openai:latest@sha256:" + "d" * 64) is None
     assert floating_tag("vllm/vllm-openai") == "latest"
+
+
+def _skypilot(tmp_path: pathlib.Path, image_id: str) -> list[Invocation]:
+    from vlint.extract import launcher
+
+    text = (f"resources:\n  accelerators: A100:1\n  image_id: {image_id}\n"
+            "run: |\n  vllm serve m --port 8000\n")
+    path = tmp_path / "sky.yaml"
+    path.write_text(text)
+    return launcher.extract(str(path), text)
+
+
+def test_skypilot_docker_image_id_gives_the_target_and_image(tmp_path: pathlib.Path) -> None:
+    (launch,) = _skypilot(tmp_path, "docker:vllm/vllm-openai:v0.9.1")
+    assert launch.target == "0.9.1"
+    assert launch.image == "vllm/vllm-openai:v0.9.1"
+    assert launch.image_span == Span(Pos(3, 20), Pos(3, 43))
+
+
+@pytest.mark.parametrize("image_id", ["ami-0123456789abcdef0", "'docker:'", "docker:${IMAGE}"])
+def test_skypilot_other_image_ids_give_no_target(tmp_path: pathlib.Path, image_id: str) -> None:
+    (launch,) = _skypilot(tmp_path, image_id)
+    assert launch.target is None

@@ -60,7 +60,10 @@ def test_json_shape_is_exactly_the_design() -> None:
     assert list(document) == ["version", "vlint", "target", "findings", "summary"]
     assert document["version"] == 1
     assert document["target"] == [TARGET]
-    assert list(document["summary"]) == ["files", "invocations", "errors", "warnings", "infos"]
+    assert list(document["summary"]) == [
+        "files", "invocations", "errors", "warnings", "infos", "invocations_by_kind"]
+    assert sum(document["summary"]["invocations_by_kind"].values()) == (
+        document["summary"]["invocations"])
     assert document["findings"], "the input has findings"
     for finding in document["findings"]:
         assert list(finding) == [

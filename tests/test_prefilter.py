@@ -1,4 +1,4 @@
-"""The byte prefilter: a file that names vLLM in any case of its ASCII letters is read (issue 15)."""
+"""The byte prefilter: a file naming vLLM in any case of its ASCII letters is read (issue 15)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ KSERVE = (
 )
 
 
-@pytest.mark.parametrize("data", [b"vllm", b"VLLM", b"vLLM", b"Vllm", b"x: VlLm\n", b"\xffvLLM\xfe"])
+@pytest.mark.parametrize(
+    "data", [b"vllm", b"VLLM", b"vLLM", b"Vllm", b"x: VlLm\n", b"\xffvLLM\xfe"])
 def test_any_case_of_the_name_passes(data: bytes) -> None:
     assert prefilter(data, "a.yaml")
 

@@ -74,12 +74,44 @@ def test_markdown_counts_only_what_is_fenced() -> None:
     assert [span.start for span, _ in found] == [Pos(4, 1), Pos(9, 11)]
 
 
+def test_a_transcripts_output_lines_are_not_launches() -> None:
+    text = (
+        "```console\n"
+        "$ ./start.sh\n"
+        "INFO: started with vllm serve my-model --port 8000\n"
+        "$ ssh gpu-host \"vllm serve my-model\"\n"
+        "```\n"
+    )
+    assert [span.start for span, _ in _unread("markdown", text, "README.md")] == [Pos(4, 17)]
+
+
+def test_a_grep_pattern_is_not_a_launch() -> None:
+    assert _unread("shell", 'grep -r "vllm serve" docs/\n') == []
+
+
+def test_a_systemd_command_reset_by_an_empty_exec_start_is_not_a_launch() -> None:
+    text = (
+        "[Service]\n"
+        "ExecStart=/usr/bin/vllm serve old-model\n"
+        "ExecStart=\n"
+        "ExecStart=/usr/bin/tmux new-session -d \"vllm serve my-model\"\n"
+    )
+    assert [span.start for span, _ in _unread("systemd", text, "v.service")] == [Pos(4, 41)]
+
+
+def test_an_engine_call_pattern_is_left_to_the_python_extractor() -> None:
+    # LLM(...) is vLLM's only through an import the extractor follows; here it is a local class.
+    text = "import vllm\n\n\nclass LLM:\n    pass\n\n\nLLM()\n"
+    assert _unread("python", text, "a.py") == []
+
+
 def test_python_calls_count_only_where_vllm_is_imported() -> None:
     text = "from vllm import AsyncLLMEngine\nengine = AsyncLLMEngine.from_engine_args(make())\n"
     ((span, message),) = _unread("python", text, "a.py")
     assert span == Span(Pos(2, 10), Pos(2, 41))
     assert "'AsyncLLMEngine.from_engine_args(...)'" in message
-    assert _unread("python", "# not vllm\nengine = AsyncLLMEngine.from_engine_args(x)\n", "a.py") == []
+    unimported = "# not vllm\nengine = AsyncLLMEngine.from_engine_args(x)\n"
+    assert _unread("python", unimported, "a.py") == []
 
 
 def test_an_image_counts_only_where_no_launch_was_read() -> None:

@@ -35,6 +35,10 @@ _KIND = re.compile(rb"^kind:", re.MULTILINE)
 _FLUX_HELM_RELEASE = re.compile(rb"^apiVersion:[ \t]*['\"]?helm\.toolkit\.fluxcd\.io/",
                                 re.MULTILINE)
 _HELM_RELEASE_KIND = re.compile(rb"^kind:[ \t]*['\"]?HelmRelease\b", re.MULTILINE)
+_STACK_VALUES = re.compile(rb"^servingEngineSpec:", re.MULTILINE)
+_MODEL_ARTIFACTS = re.compile(rb"^modelArtifacts:", re.MULTILINE)
+_ROLES = re.compile(rb"^(decode|prefill):", re.MULTILINE)
+_CONTROLLERS = re.compile(rb"^controllers:", re.MULTILINE)
 _ACTION_NAME = re.compile(r"(^|[_.\-])action\.ya?ml$")
 _RUNS = re.compile(rb"^runs:", re.MULTILINE)
 _JOBS = re.compile(rb"^jobs:", re.MULTILINE)
@@ -308,9 +312,23 @@ def helm_claims(path: str, data: bytes) -> bool:
         return True
     if _FLUX_HELM_RELEASE.search(data) and _HELM_RELEASE_KIND.search(data):
         return True
+    if _chart_values_content(data) and not kubernetes_claims(path, data):
+        return True
     if b"{{" not in data:
         return False
     return kubernetes_claims(path, data) or _in_chart_templates(path)
+
+
+def _chart_values_content(data: bytes) -> bool:
+    """Values of a chart vlint reads by its shape, whatever the file's name (a values snippet in
+    a Markdown fence, ``my-llama.yaml``): the production stack's ``servingEngineSpec:``,
+    llm-d ModelService's ``modelArtifacts:`` beside ``decode:`` or ``prefill:``, app-template's
+    ``controllers:`` with ``containers:``."""
+    if _STACK_VALUES.search(data):
+        return True
+    if _MODEL_ARTIFACTS.search(data) and _ROLES.search(data):
+        return True
+    return bool(_CONTROLLERS.search(data) and b"containers:" in data)
 
 
 def _in_chart_templates(path: str) -> bool:

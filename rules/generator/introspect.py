@@ -17,6 +17,7 @@ import platform
 import re
 import sys
 import tempfile
+import traceback
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -541,13 +542,44 @@ def env_vars() -> list[str]:
 
 def build_entry(entry: str, types: dict[str, Any]) -> dict[str, Any] | None:
     """The entry's description, or None when the release cannot build it (no ``vllm serve``
-    before 0.5; an api_server module that no longer parses on its own)."""
+    before 0.5; an api_server module that no longer parses on its own; no demo server)."""
     try:
         real = realparser.build(entry)
     except Exception as exc:
         print(f"introspect: no {entry} parser: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
     return describe_parser(real, types)
+
+
+def build_demo_server(types: dict[str, Any]) -> dict[str, Any] | None:
+    """The demo server's parser; None where the release's own module raises while building it,
+    before any argument is read (0.7.x passes pydantic-style ``ge=``/``le=`` to argparse's
+    ``add_argument``: ``TypeError``, whatever the environment).  Any other failure (an import
+    this runtime cannot satisfy) stops the generator: it would tell nothing about the release."""
+    try:
+        real = realparser.build("demo_server")
+    except Exception as exc:
+        module = os.path.join("vllm", "entrypoints", "api_server.py")
+        frames = traceback.extract_tb(exc.__traceback__)[-3:]
+        if isinstance(exc, ImportError) or not any(f.filename.endswith(module) for f in frames):
+            raise
+        print(f"introspect: the release's demo server fails before parsing: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
+    return describe_parser(real, types)
+
+
+def ships(module: str) -> bool:
+    """Whether the release's package has ``module`` as a source file of its own (a stand-in
+    from ``realparser.install_stubs`` has no file)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return False
+    origin = getattr(spec, "origin", None) if spec is not None else None
+    return isinstance(origin, str) and origin.endswith(".py") and os.path.isfile(origin)
 
 
 def main() -> int:
@@ -559,9 +591,15 @@ def main() -> int:
     api_server = build_entry("api_server", types)
     if serve is None and api_server is None:
         raise SystemExit("introspect: neither the serve nor the api_server parser builds")
+    # The demo server (`python -m vllm.entrypoints.api_server`): its parser where the release
+    # ships the module (VL408 reads the module's presence, never the parser's).
+    demo_shipped = ships(realparser.DEMO_SERVER_MODULE)
+    demo_server = build_demo_server(types) if demo_shipped else None
     result = {
         "serve": serve,
         "api_server": api_server,
+        "demo_server": demo_server,
+        "modules": {realparser.DEMO_SERVER_MODULE: demo_shipped},
         "engine_args": engine_args(),
         "llm_params": llm_params(),
         "env_vars": env_vars(),

@@ -43,12 +43,13 @@ from typing import Any
 FORMAT = "vlint-catalog/2"
 KEYFRAME_EVERY = 8
 NOTICE = "GENERATED FILE - do not edit by hand; rerun the command below to refresh it."
-ENTRIES = ("serve", "api_server")
+ENTRIES = ("serve", "api_server", "demo_server")
 
 # Lists whose items have an identity, by their path in a release's raw data.
 KEYED_LISTS: Mapping[tuple[str, ...], str] = {
     ("serve", "options"): "strings",
     ("api_server", "options"): "strings",
+    ("demo_server", "options"): "strings",
     ("engine_args", "EngineArgs"): "name",
     ("engine_args", "AsyncEngineArgs"): "name",
     ("env_vars",): ".",
@@ -56,9 +57,11 @@ KEYED_LISTS: Mapping[tuple[str, ...], str] = {
 }
 
 # Parts stored as an op against another part of the same release (the api_server module's
-# parser is nearly the serve parser; AsyncEngineArgs extends EngineArgs).
+# parser is nearly the serve parser, the demo server's is serve's engine options;
+# AsyncEngineArgs extends EngineArgs).
 DERIVED: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("api_server",), ("serve",)),
+    (("demo_server",), ("serve",)),
     (("engine_args", "AsyncEngineArgs"), ("engine_args", "EngineArgs")),
 )
 DERIVED_KEY = "derived"

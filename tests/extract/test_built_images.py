@@ -131,6 +131,18 @@ def test_symlinked_dockerfile_out_of_the_repository_is_not_read(tmp_path: pathli
     assert compose.extract(str(path), text) == []
 
 
+def test_fifo_or_oversized_dockerfile_is_not_read(tmp_path: pathlib.Path) -> None:
+    os.mkfifo(tmp_path / "Dockerfile")  # a read would block the run
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "Dockerfile").write_text(
+        "FROM vllm/vllm-openai:v0.9.2\n" + "#" * compose.MAX_DOCKERFILE_SIZE + "\n")
+    text = (
+        "services:\n  a:\n    build: .\n    command: --model m\n"
+        "  b:\n    build: ./big\n    command: --model m\n"
+    )
+    assert lint_compose(tmp_path, text, {}) == []
+
+
 def test_pull_policy_always_runs_the_pulled_image(tmp_path: pathlib.Path) -> None:
     text = (
         "services:\n  api:\n    image: vllm/vllm-openai:v0.10.1\n    pull_policy: always\n"
@@ -162,6 +174,8 @@ def test_many_builds_are_capped(tmp_path: pathlib.Path) -> None:
     ("RUN pip3 install --no-cache-dir \"vllm==0.9.2\"", "==0.9.2"),
     ("RUN uv pip install --system vllm==0.10.1 lmcache", "==0.10.1"),
     ("RUN python3 -m pip install 'vllm[audio]==0.9.2'", "==0.9.2"),
+    # As vLLM's Docker guide adds optional dependencies to its image.
+    ("RUN uv pip install --system vllm[audio,video]==0.8.2", "==0.8.2"),
     ("RUN pip install -r requirements.txt && pip install 'vllm>=0.9'", ">=0.9"),
     # Unquoted, ``>`` is a redirection: the shell installs vllm unpinned into a file "=0.9".
     ("RUN pip install vllm>=0.9", None),
@@ -214,3 +228,54 @@ def test_build_target_selects_a_stage() -> None:
     assert old is not None and old.release == "0.9.1"
     assert new is not None and new.release == "0.10.1"
     assert dockerfile.built_image(text, target="absent") is None
+
+
+def test_compose_in_a_markdown_fence_reads_no_dockerfile(tmp_path: pathlib.Path) -> None:
+    from vlint.extract import markdown
+
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.9.2\n")
+    text = ("```yaml\nservices:\n  vllm:\n    build: .\n    command: --model m\n```\n")
+    path = tmp_path / "README.md"
+    path.write_text(text)
+    assert markdown.extract(str(path), text) == []
+
+
+def test_services_naming_a_built_image_run_what_its_dockerfile_builds(
+    tmp_path: pathlib.Path,
+) -> None:
+    text = (
+        "services:\n"
+        "  first:\n"
+        "    image: ${IMAGE:-team-vllm:local}\n"
+        "    build:\n"
+        "      context: ./vllm\n"
+        "    command: [\"--model\", \"a\"]\n"
+        "  second:\n"
+        "    image: ${IMAGE:-team-vllm:local}\n"
+        "    command: [\"--model\", \"b\"]\n"
+        "  other:\n"
+        "    image: team-other:local\n"
+        "    command: [\"--model\", \"c\"]\n"
+    )
+    found = lint_compose(tmp_path, text, {"vllm/Dockerfile": "FROM vllm/vllm-openai:v0.10.1\n"})
+    assert [args(launch) for launch in found] == [["--model", "a"], ["--model", "b"]]
+    assert [launch.target for launch in found] == ["0.10.1", "0.10.1"]
+    second = found[1]
+    assert second.image_span is not None and second.image_span.start.line == 8
+    assert second.anchor.start.line == 9
+
+
+def test_a_service_that_pulls_a_built_name_is_not_the_built_image(tmp_path: pathlib.Path) -> None:
+    text = (
+        "services:\n"
+        "  first:\n"
+        "    image: team-vllm:local\n"
+        "    build: ./vllm\n"
+        "    command: [\"--model\", \"a\"]\n"
+        "  second:\n"
+        "    image: team-vllm:local\n"
+        "    pull_policy: always\n"
+        "    command: [\"--model\", \"b\"]\n"
+    )
+    found = lint_compose(tmp_path, text, {"vllm/Dockerfile": "FROM vllm/vllm-openai:v0.10.1\n"})
+    assert [args(launch) for launch in found] == [["--model", "a"]]

@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from vlint.extract import markdown, shell
+from vlint.extract.container import MAX_ENV_FILE_VARIABLES
 from vlint.model import Invocation, Pos, Span, Token
 from vlint.syntax import container_cli
 
@@ -207,6 +208,12 @@ def test_the_host_environment_of_the_docker_command_is_not_the_containers() -> N
     assert set(invocation.deployment.env) == {"A"}
 
 
+def test_wrappers_before_the_container_tool() -> None:
+    for prefix in ("sudo", "sudo -E", "time", "nohup"):
+        assert texts(one(f"{prefix} docker run vllm/vllm-openai:v0.32.0 --model m\n")) == [
+            "--model", "m"]
+
+
 def test_a_host_variable_copied_by_name_makes_the_environment_incomplete() -> None:
     invocation = one("docker run -e HF_TOKEN vllm/vllm-openai:v0.32.0\n")
     assert invocation.deployment.env == {}
@@ -215,7 +222,8 @@ def test_a_host_variable_copied_by_name_makes_the_environment_incomplete() -> No
 
 @pytest.mark.parametrize(("written", "count"), [
     ("all", "all"), ("2", 2), ("count=4", 4), ("'\"device=0,1\"'", 2), ("device=3", 1),
-    ("$GPUS", None),
+    ("$GPUS", None), ("'\"device=0,1,2\",capabilities=compute'", 3),
+    ("'\"capabilities=compute,utility\",count=2'", 2), ("count=all", "all"),
 ])
 def test_gpu_requests(written: str, count: object) -> None:
     gpus = one(f"docker run --gpus {written} vllm/vllm-openai:v0.32.0\n").deployment.gpus
@@ -245,9 +253,13 @@ def test_options_in_an_expansion_before_a_server_image() -> None:
     assert not invocation.deployment.env_complete
 
 
-def test_an_image_in_a_variable_runs_its_command() -> None:
-    invocation = one("docker run --rm $IMAGE vllm serve m\n")
+@pytest.mark.parametrize("image", ["$IMAGE", "${IMAGE}", '"$IMAGE"'])
+def test_an_image_in_a_variable_runs_its_command(image: str) -> None:
+    invocation = one(f"docker run --rm {image} vllm serve m\n")
     assert texts(invocation) == ["m"] and invocation.target is None
+    assert invocation.image == image.strip('"') and invocation.repeated_entry == ()
+    # Its arguments alone cannot be known to be vLLM's.
+    assert launches(f"docker run --rm {image} --model m\n") == []
 
 
 # -- --env-file ---------------------------------------------------------------------------------
@@ -263,11 +275,11 @@ def test_env_file_read_beside_the_script(tmp_path: pathlib.Path) -> None:
     assert facts.env_complete
 
 
-def test_env_file_explicit_env_wins_when_written_after(tmp_path: pathlib.Path) -> None:
-    (tmp_path / "a.env").write_text("A=file\n")
-    facts = one("docker run --env-file a.env -e A=flag vllm/vllm-openai:v0.32.0\n",
-                tmp_path).deployment
-    assert facts.env["A"].value.text == "flag"
+@pytest.mark.parametrize("options", ["--env-file a.env -e A=flag", "-e A=flag --env-file a.env"])
+def test_env_given_with_e_wins_over_an_env_file(tmp_path: pathlib.Path, options: str) -> None:
+    (tmp_path / "a.env").write_text("A=file\nB=file\n")
+    facts = one(f"docker run {options} vllm/vllm-openai:v0.32.0\n", tmp_path).deployment
+    assert facts.env["A"].value.text == "flag" and facts.env["B"].value.text == "file"
 
 
 @pytest.mark.parametrize("content", [
@@ -299,6 +311,16 @@ def test_env_file_missing_or_outside_the_linted_root(tmp_path: pathlib.Path) -> 
         assert "TOKEN" not in facts.env and not facts.env_complete, name
 
 
+def test_env_file_is_bounded_and_a_fifo_is_not_read(tmp_path: pathlib.Path) -> None:
+    lines = "".join(f"V{i}=x\n" for i in range(MAX_ENV_FILE_VARIABLES + 10))
+    (tmp_path / "many.env").write_text(lines)
+    facts = one("docker run --env-file many.env vllm/vllm-openai:v0.32.0\n", tmp_path).deployment
+    assert len(facts.env) == MAX_ENV_FILE_VARIABLES and not facts.env_complete
+    os.mkfifo(tmp_path / "pipe.env")
+    facts = one("docker run --env-file pipe.env vllm/vllm-openai:v0.32.0\n", tmp_path).deployment
+    assert facts.env == {} and not facts.env_complete
+
+
 # -- kubectl run ----------------------------------------------------------------------------------
 
 
@@ -314,6 +336,12 @@ def test_kubectl_run_arguments_after_the_dash_dash() -> None:
     assert facts.env["HF_TOKEN"].value.text == "abc"
     assert facts.env["HF_TOKEN"].name_span == where(text, "HF_TOKEN")
     assert facts.container is not None and facts.container.value == "kubectl"
+
+
+def test_kubectl_overrides_may_set_the_environment() -> None:
+    invocation = one("kubectl run vllm --image=vllm/vllm-openai:v0.32.0 "
+                     """--overrides='{"spec": {}}' -- --model m\n""")
+    assert not invocation.deployment.env_complete
 
 
 def test_kubectl_run_command() -> None:
@@ -347,6 +375,16 @@ def test_apptainer_exec_runs_the_command_in_a_docker_image() -> None:
     assert facts.volumes[0].target.value == "/data"
     assert facts.env["VLLM_PORT"].value.text == "8000"
     assert not facts.env_complete  # the host's environment passes in
+
+
+def test_apptainer_env_is_a_comma_separated_map() -> None:
+    text = "apptainer exec --env A=1,B=two docker://vllm/vllm-openai:v0.32.0 vllm serve m\n"
+    env = one(text).deployment.env
+    assert env["A"].value.text == "1" and env["B"].value.text == "two"
+    assert env["B"].name_span == where(text, "B")
+    assert env["B"].value.sub_span(0) == where(text, "two")
+    docker = one("docker run -e A=1,B=2 vllm/vllm-openai:v0.32.0\n").deployment.env
+    assert docker["A"].value.text == "1,B=2"
 
 
 def test_singularity_run_gives_a_server_images_arguments() -> None:

@@ -343,3 +343,80 @@ def test_mask_keeps_continuations_and_the_block_indentation() -> None:
     ]
     assert arg(launch, "--block-size").span == at(18, 11, 18, 23)
     assert not launch.line_breaks
+
+
+def test_aliased_entries_are_read_once_and_nesting_is_bounded() -> None:
+    entry = "&e {name: a, repository: vllm/vllm-openai, tag: v0.31.0, modelURL: m}"
+    text = ("servingEngineSpec:\n  modelSpec: [" + entry + ", "
+            + ", ".join(["*e"] * 20_000) + "]\n")
+    (launch,) = extract("values.yaml", text)
+    assert texts(launch) == ["m"]
+
+    def nested(depth: int) -> str:
+        keys = "".join("  " * level + "sub:\n" for level in range(depth))
+        indent = "  " * depth
+        return (keys + indent + "servingEngineSpec:\n" + indent + "  modelSpec:\n"
+                + indent + "  - {name: a, modelURL: m}\n")
+
+    # An umbrella chart's sub-chart values are found at their depth; the walk stops at 64.
+    (launch,) = extract("values.yaml", nested(30))
+    assert launch.args[0].span.start.line == 33
+    assert extract("values.yaml", nested(200)) == []
+
+
+def test_helm_release_with_trailing_tabs_still_parses() -> None:
+    text = HELM_RELEASE.replace("kind: HelmRelease\n", "kind: HelmRelease\t\n")
+    (launch,) = extract("helmrelease.yaml", text)
+    assert launch.args[0].text == "Qwen/Qwen3-8B"
+
+
+def test_chart_values_are_claimed_by_content_not_only_by_name() -> None:
+    assert kind_of("deploy/llama.yaml", STACK.encode()) == "helm"
+    assert kind_of("deploy/ms.yaml", MODELSERVICE.encode()) == "helm"
+    app = b"controllers:\n  main:\n    containers:\n      main: {image: {repository: x}}\n"
+    assert kind_of("deploy/app.yaml", app) == "helm"
+    assert kind_of("deploy/other.yaml", b"controllers: [a, b]\n") is None
+    # A manifest stays a manifest.
+    manifest = b"apiVersion: v1\nkind: ConfigMap\ndata:\n  x: |\n    servingEngineSpec:\n"
+    assert kind_of("deploy/cm.yaml", manifest) == "kubernetes"
+
+
+def test_app_template_probes_and_shared_memory() -> None:
+    text = (
+        "controllers:\n"                                                      # 1
+        "  vllm:\n"                                                           # 2
+        "    containers:\n"                                                   # 3
+        "      app:\n"                                                        # 4
+        "        image: {repository: vllm/vllm-openai, tag: v0.31.0}\n"       # 5
+        "        args: [m]\n"                                                 # 6
+        "        probes:\n"                                                   # 7
+        "          startup:\n"                                                # 8
+        "            enabled: true\n"                                         # 9
+        "            custom: true\n"                                          # 10
+        "            spec:\n"                                                 # 11
+        "              httpGet: {path: /health, port: 8000}\n"                # 12
+        "              failureThreshold: 60\n"                                # 13
+        "          liveness:\n"                                               # 14
+        "            enabled: false\n"                                        # 15
+        "persistence:\n"                                                      # 16
+        "  shm:\n"                                                            # 17
+        "    type: emptyDir\n"                                                # 18
+        "    medium: Memory\n"                                                # 19
+        "    sizeLimit: 8Gi\n"                                                # 20
+        "    advancedMounts:\n"                                               # 21
+        "      vllm:\n"                                                       # 22
+        "        app:\n"                                                      # 23
+        "          - path: /dev/shm\n"                                        # 24
+        "  cache:\n"                                                          # 25
+        "    existingClaim: models\n"                                         # 26
+    )
+    (launch,) = extract("values.yaml", text)
+    (probe,) = launch.deployment.probes
+    assert probe.kind == "startup" and probe.handler == "httpGet"
+    assert probe.span == at(8, 11, 8, 18)
+    assert probe.port is not None and probe.port.value == 8000
+    assert probe.failure_threshold is not None and probe.failure_threshold.value == 60
+    shm = launch.deployment.shm_size
+    assert shm is not None and shm.value == 8 * 2**30 and shm.span == at(20, 16, 20, 19)
+    targets = sorted(str(m.target.value) for m in launch.deployment.volumes)
+    assert targets == ["/cache", "/dev/shm"]

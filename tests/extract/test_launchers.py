@@ -1,5 +1,6 @@
 """The programs that launch vLLM's servers (``vlint.extract.argv``): the CLI module, the OpenAI
-API server module, under any interpreter name, and what is deliberately not read as one."""
+API server module and the demo server module, under any interpreter name, and what is
+deliberately not read as one."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def columns(line: str, text: str) -> Span:
          "python3 -u -X dev -m vllm.entrypoints.openai.api_server"),
         ("python -mvllm.entrypoints.openai.api_server m --port 1", "api_server",
          "python -mvllm.entrypoints.openai.api_server"),
+        # vLLM's demo server: its own entry (its own parser per release, VL408 where gone).
+        ("python -m vllm.entrypoints.api_server m --port 1", "demo_server",
+         "python -m vllm.entrypoints.api_server"),
         # An interpreter held in a variable, and uv's own -m.
         ('"$PY" -m vllm.entrypoints.openai.api_server m --port 1', "api_server",
          '$PY" -m vllm.entrypoints.openai.api_server'),

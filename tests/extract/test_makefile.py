@@ -126,3 +126,34 @@ def test_crlf_makefile() -> None:
     text = "serve:\r\n\tvllm serve m \\\r\n\t  --max-num-seqs 8\r\n"
     (found,) = extract("Makefile", text)
     assert written(text, arg(found, "--max-num-seqs").span) == "--max-num-seqs"
+
+
+def test_hostile_makefiles_cost_linear_work() -> None:
+    unterminated = "serve:\n\tvllm serve " + "$(" * 50_000 + "\n"
+    (found,) = extract("Makefile", unterminated)
+    assert not found.args[0].literal
+    many = "serve:\n" + "\tvllm serve $(M) --port $(P)\n" * 2_000
+    assert len(extract("Makefile", many)) == 2_000
+    assert extract("Makefile", "define X\n" * 50_000) == []
+
+
+def test_exported_variables_are_every_recipes_environment() -> None:
+    text = ("serve:\n"
+            "\tvllm serve m\n"
+            "export VLLM_USE_V1 = 0  # the old engine\n"
+            "export HF_HOME := $(CURDIR)/.cache\n"
+            "export VLLM_API_KEY ?= $$KEY\n"
+            "export PATH += /opt/bin\n"
+            "export MODEL\n")
+    (found,) = extract("Makefile", text)
+    assert {name: (value.text, value.literal) for name, value in found.env.items()} == {
+        "VLLM_USE_V1": ("0", True), "HF_HOME": ("$(CURDIR)/.cache", False),
+        "VLLM_API_KEY": ("$KEY", True), "PATH": ("/opt/bin", False)}
+    assert written(text, found.env["VLLM_USE_V1"].span) == "0"
+    assert written(text, found.env_names["HF_HOME"]) == "HF_HOME"
+
+
+def test_exported_environment_is_bounded() -> None:
+    text = "".join(f"export V{index} = x\n" for index in range(2_000))
+    (found,) = extract("Makefile", text + "serve:\n\tvllm serve m\n")
+    assert len(found.env) == 200  # MAX_VARIABLES

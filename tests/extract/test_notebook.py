@@ -55,10 +55,11 @@ def test_bash_cell_with_continuation_and_escapes() -> None:
 def test_script_bash_cell_and_other_cell_magics() -> None:
     text = notebook(
         code("%%script bash\n", "vllm serve a --max-num-seqs 8\n"),
+        code("%%script --bg --out log /bin/bash -e\n", "vllm serve a2\n"),
         code("%%html\n", "<p>vllm serve b</p>\n"),
         code("%%time\n", "import subprocess\n", "subprocess.run(['vllm', 'serve', 'c'])\n"),
     )
-    assert [i.args[0].text for i in extract("n.ipynb", text)] == ["a", "c"]
+    assert [i.args[0].text for i in extract("n.ipynb", text)] == ["a", "a2", "c"]
 
 
 def test_subprocess_argv_in_a_code_cell_with_magics_around_it() -> None:
@@ -188,3 +189,22 @@ def test_ipython_masking_keeps_length_and_python_validity() -> None:
     assert read.python is not None and len(read.python.text) == len(cell.source.text)
     compile(read.python.text, "cell", "exec")
     assert [command.text for command in read.shell] == ["echo {x} \\\n      more", "ls"]
+
+
+def test_hostile_cells_cost_linear_work() -> None:
+    # Quadratic scans of these would take minutes: braces with no end, a line of many
+    # commands, many magic lines, an unterminated triple quote.
+    braces = notebook(code("!vllm serve " + "{" * 50_000 + "\n"))
+    (found,) = extract("n.ipynb", braces)
+    assert found.args[0].text == "{" * 50_000 and found.args[0].literal
+    many = notebook(code("!" + "; ".join(["vllm serve a --port {p}"] * 2_000) + "\n"))
+    assert len(extract("n.ipynb", many)) == 2_000
+    magics = notebook(code("%%time\n", *["%x\n"] * 20_000, "'''" * 10_000))
+    assert extract("n.ipynb", magics) == []
+
+
+def test_environment_carried_to_launches_is_bounded() -> None:
+    source = "".join(f"%env V{index}=x\n!vllm serve m\n" for index in range(2_000))
+    found = extract("n.ipynb", notebook(code(source)))
+    assert len(found) == 2_000
+    assert len(found[0].env) == 1 and len(found[-1].env) == 200  # MAX_VARIABLES

@@ -154,6 +154,8 @@ def test_env_sets_unsets_and_clears() -> None:
     assert set(cleared.env) == {"HOME"}
     assert cleared.env["HOME"].span == columns("A=1 env -i HOME=/home/vllm vllm serve m",
                                                "/home/vllm")
+    # A lone `-` is env's older spelling of -i.
+    assert set(only("A=1 env - B=2 vllm serve m").env) == {"B"}
 
 
 def test_env_split_string_is_read_as_env_arguments() -> None:
@@ -200,6 +202,13 @@ def test_srun_gpus_fill_the_deployment(line: str, gpus: int | None, written: str
     assert located is not None
     assert located.value == gpus
     assert located.span == columns(line, written)
+
+
+def test_srun_gpus_reach_a_launch_in_its_shell() -> None:
+    line = "srun --gpus-per-node 2 bash -c 'vllm serve m'"
+    located = only(line).deployment.gpus
+    assert located is not None and located.value == 2
+    assert located.span == columns(line, "2")
 
 
 def test_srun_without_gpus_states_none() -> None:

@@ -25,10 +25,24 @@ def _codes(tmp_path: Path, text: str, target: str = "0.32.0") -> list[tuple[str,
     ("-p 8000:8000", "-p"),             # vLLM's '-pp' by abbreviation: VL105 and VL201 would
     ("--gpus all", "--gpus"),
     ("-it", "-it"),
+    ("-e HF_TOKEN=x", "-e"),
 ])
 def test_one_finding_for_one_misplaced_option(tmp_path: Path, written: str, name: str) -> None:
     text = f"docker run vllm/vllm-openai:v0.32.0 --model m {written}\n"
     assert _codes(tmp_path, text) == [("VL407", 47, name)]
+
+
+def test_the_value_of_an_abbreviated_option_is_no_positional_model(tmp_path: Path) -> None:
+    # The 0.9.1 image runs the API server module, whose positional model VL403 watches.
+    text = "docker run vllm/vllm-openai:v0.9.1 --model m -p 8000:8000\n"
+    assert _codes(tmp_path, text, "0.33.0") == [("VL407", 46, "-p")]
+
+
+def test_a_flag_vllm_once_had_is_left_to_the_flag_rules(tmp_path: Path) -> None:
+    # '--device auto' is vLLM's own (until 0.9.2): not mistaken for docker's '--device'.
+    text = "docker run vllm/vllm-openai:v0.32.0 --model m --device auto\n"
+    codes = [code for code, _, _ in _codes(tmp_path, text, "0.33.0")]
+    assert "VL105" in codes and "VL407" not in codes
 
 
 def test_other_unknown_flags_are_still_unknown(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import accumulate
 from typing import Literal, Protocol
 
-from vlint.model import Finding, Fix, Severity, Span
+from vlint.model import Finding, Fix, Pos, Severity, Span
 from vlint.model.finding import Related
 from vlint.normalise.resolution import Resolution
 
@@ -77,6 +79,45 @@ class Context:
     def path(self) -> str:
         return self.resolution.invocation.path
 
+    @cached_property
+    def _gathered(self) -> tuple[list[Pos], list[Pos]]:
+        """The spans of the words written in several places, by start, and the furthest end
+        among the first ``i`` of them."""
+        spans = sorted(
+            (token.span for token in self.resolution.invocation.args if token.gathered),
+            key=lambda span: span.start,
+        )
+        ends = list(accumulate((span.end for span in spans), max))
+        return [span.start for span in spans], ends
+
+    @cached_property
+    def _conditional(self) -> tuple[tuple[Span, str], ...]:
+        return tuple(
+            (token.span, token.condition)
+            for token in self.resolution.invocation.args
+            if token.condition is not None
+        )
+
+    def applicable(self, fix: Fix | None) -> Fix | None:
+        """``fix``, unless it edits a word written in more than one place (a flag joined with
+        a shell variable's value): no one stretch of the file holds that word."""
+        starts, ends = self._gathered
+        if fix is None or not starts:
+            return fix
+        for edit in fix.edits:
+            before = bisect_left(starts, edit.span.end)  # the words that start before it ends
+            if before and ends[before - 1] > edit.span.start:
+                return None
+        return fix
+
+    def condition_at(self, span: Span) -> str | None:
+        """The shell variable a written argument at ``span`` depends on: one written inside
+        ``${VAR:+...}`` with ``VAR`` unknown is passed only when ``VAR`` is set."""
+        for written, condition in self._conditional:
+            if written.start <= span.start and span.end <= written.end:
+                return condition
+        return None
+
     def finding(
         self,
         rule: Rule,
@@ -90,6 +131,10 @@ class Context:
         redact: tuple[Span, ...] = (),
         related: tuple[Related, ...] = (),
     ) -> Finding:
+        condition = self.condition_at(span)
+        if condition is not None:
+            message = f"{message} (passed only when ${condition} is set)"
+        fix, alternative = self.applicable(fix), self.applicable(alternative)
         return rule_finding(
             rule,
             self.path,
@@ -121,6 +166,10 @@ def rule_finding(
 ) -> Finding:
     """A finding of ``rule``; the pipeline uses it directly for the rules only it can report.
     ``related``: the other places the problem is about (each with what it is there)."""
+    if span.end < span.start:
+        # Joined from two tokens written in different places (a flag in the command, its value
+        # in a shell variable assigned above it): the range between them, in file order.
+        span = Span(span.end, span.start)
     return Finding(
         code=rule.code,
         name=rule.name,

@@ -26,7 +26,8 @@ vLLM releases
     ``_set_default_args``).  A literal ``VLLM_USE_V1`` in the launch's environment is taken into
     account; a pooling runner or task (``--runner pooling``, ``--task embed``, ``--convert``) is
     exempt, and so is a launch whose arguments hold a word vlint cannot resolve
-    (``$VLLM_ARGS``), which may choose one.  vLLM's own fallback from V1 to V0 for other unsupported settings is not modelled.
+    (``$VLLM_ARGS``), which may choose one.  vLLM's own fallback from V1 to V0 for other
+    unsupported settings is not modelled.
 
 References
     https://docs.vllm.ai/en/latest/configuration/optimization/ (chunked prefill)

@@ -21,13 +21,15 @@ Fix safety
     a shell line (continuations, comments) is not a safe edit.
 
 vLLM releases
-    All.  An option string the release's own parser accepts as written (``--port``) is vLLM's
-    and not reported, nor one that some other release accepts (``--device``, removed in 0.10:
-    ``removed-flag`` says so); one the release knows only by abbreviation (``-p`` for ``-pp``)
-    is.  The container tools' options come from their
-    documentation (``vlint.syntax.container_cli`` cites each).  This rule replaces
-    ``unknown-flag`` (VL101) and ``abbreviated-flag`` (VL105) for the options it reports, so one
-    mistake gives one finding.
+    All.  An option string some release's own parser accepts as written is vLLM's and not
+    reported: ``--port``, or ``--device`` (vLLM's until 0.9.2; ``removed-flag`` or
+    ``abbreviated-flag`` say what later releases make of it).  One that no release has, but
+    the target release reads as an abbreviation (``-p`` for ``-pp``), is reported.  The
+    container tools' options come from their documentation (``vlint.syntax.container_cli``
+    cites each).  This rule stands in for ``unknown-flag`` (VL101), ``abbreviated-flag``
+    (VL105) and the value rules (VL2xx) on the options it reports, and for
+    ``unexpected-positional`` (VL107) and ``positional-model-ignored`` (VL403) on their values,
+    so one mistake gives one finding.
 
 References
     https://docs.docker.com/reference/cli/docker/container/run/
@@ -55,12 +57,15 @@ def explains(context: Context, use: OptionUse) -> bool:
     container = invocation.deployment.container
     if container is None or use.match in ("exact", "underscore"):
         return False
-    if use.match == "unknown" and use.written in option_lifetimes(invocation.entry):
-        return False  # vLLM's in other releases: VL102/VL103 say which
+    if use.written in option_lifetimes(invocation.entry):
+        # vLLM's in some release (``--device auto``): meant for vLLM, whatever this release
+        # makes of it (VL102/VL103/VL105 say what).
+        return False
     table = RUN_OPTIONS.get(container.value)
     if table is None or not is_option(table, use.written):
         return False
-    return any(use.token is argument for argument in invocation.args)
+    at = invocation.arg_indexes.get(id(use.token))
+    return at is not None and invocation.args[at] is use.token
 
 
 def values(context: Context) -> set[int]:
@@ -76,8 +81,8 @@ def values(context: Context) -> set[int]:
     for use in context.resolution.uses:
         if not explains(context, use) or "=" in use.token.text:
             continue
-        at = next((i for i, argument in enumerate(args) if argument is use.token), None)
-        if at is not None and at + 1 < len(args) and _takes_next(table, use.token.text):
+        at = invocation.arg_indexes[id(use.token)]  # (explains: it is an argument)
+        if at + 1 < len(args) and _takes_next(table, use.token.text):
             found.add(id(args[at + 1]))
     return found
 

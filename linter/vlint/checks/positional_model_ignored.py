@@ -21,8 +21,8 @@ Fix safety
 vLLM releases
     Every release whose API server parser has a positional (generated catalog); the default
     model named in the message is that release's ``--model`` default (where a word vlint
-    cannot resolve, ``$ARGS``, may hold ``--model``, the message names both).  Real vLLM's parser is
-    the judge: ``tests/differential/test_entrypoints.py``.
+    cannot resolve, ``$ARGS``, may hold ``--model``, the message names both).  Real vLLM's
+    parser is the judge: ``tests/differential/test_entrypoints.py``.
 
 References
     https://docs.vllm.ai/en/latest/cli/serve/

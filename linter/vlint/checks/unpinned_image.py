@@ -21,7 +21,9 @@ Fix safety
 
 vLLM releases
     All.  The finding points at the image reference (compose and Kubernetes ``image:``,
-    Dockerfile ``FROM``, a Helm values ``image:`` or ``repository:``).
+    Dockerfile ``FROM``, a Helm values ``image:`` or ``repository:``, a SkyPilot
+    ``image_id: docker:...``); for a compose service built from a Dockerfile that keeps its
+    base image's entry point, at the service's ``build:``, naming that base image.
 
 References
     https://docs.vllm.ai/en/latest/usage/security.html

@@ -1,28 +1,33 @@
 """What it does
     Reports a place in a linted file that looks like a vLLM launch but is not one of the launches
-    vlint read from the file: nothing in it was checked.  The mentions looked for are
+    vlint read from the file: nothing in it was checked.
+
+    The mentions looked for:
 
     - ``vllm serve`` (not ``vllm serve --help``);
     - the server modules run with ``python -m``: ``vllm.entrypoints.openai.api_server``,
       ``vllm.entrypoints.api_server``, ``vllm.entrypoints.cli.main`` (not an ``import`` of them);
     - a vLLM server image, ``vllm/vllm-openai`` and its variants (``-rocm``, ``-cpu``...), in a
       file (in Markdown, a fence) where vlint read no launch at all: a launch's image is often
-      written away from its command (dstack's ``image:``, a Kubernetes worker beside its leader).
-      Not an image that a ``docker pull|push|tag|build|save|load`` or ``singularity|apptainer
-      pull|build`` names, nor one run with ``--entrypoint`` on the same line (it runs that
-      program; a server module it runs is a mention of its own), nor one in a Helm chart, whose values name the image and whose
-      templates hold the command;
-    - in Python (files and Markdown fences) that imports ``vllm``: a call of ``LLM``,
-      ``EngineArgs``, ``AsyncEngineArgs``, ``LLMEngine``, ``AsyncLLMEngine`` or
-      ``*.from_engine_args``;
+      written away from its command (dstack's ``image:``, a Kubernetes worker beside its
+      leader).  Not an image that ``docker pull|push|tag|build|save|load`` or
+      ``singularity|apptainer pull|build`` names, nor one run with ``--entrypoint`` on the same
+      line (it runs that program; a server module it runs is a mention of its own), nor one in
+      a Helm chart (its values name the image, its templates hold the command);
+    - in Python that imports ``vllm``: an engine built as ``LLMEngine(...)``,
+      ``AsyncLLMEngine(...)`` or ``*.from_engine_args(...)`` (the Python extractor reads every
+      call of vLLM's ``LLM``, ``EngineArgs`` and ``AsyncEngineArgs`` itself); in a Markdown
+      Python fence, those calls too (a fence that does not parse is not read);
     - Ray Serve LLM's ``engine_kwargs``.
 
     A mention counts as read when it lies on the lines of a launch vlint found (from its first
     to its last argument, keyword or image).  Not looked at: comment lines (``#`` first, in every
     kind but Markdown); in Markdown, anything outside fenced code blocks (prose and inline code
-    name commands, they do not run them); a line that echoes or prints the mention (``echo``,
-    ``printf``, ``print(``).  ``pip install vllm``, ``import vllm`` and ``vllm --version`` are
-    not launch-shaped and never match.  At most five mentions are reported per file.
+    name commands, they do not run them) and the output lines of a ``console`` fence; a line
+    that only quotes the mention (``echo``, ``printf``, ``print(``, a logger, ``grep``); in a
+    systemd unit, a command before an empty ``ExecStart=``, which resets it.  ``pip install
+    vllm``, ``import vllm`` and ``vllm --version`` are not launch-shaped.  At most five mentions
+    are reported per file.
 
 Why is this bad?
     vlint reports "All checks passed" for a file when it finds nothing wrong in the launches it
@@ -60,7 +65,7 @@ from __future__ import annotations
 import heapq
 import re
 import sys
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 
 from vlint.checks.base import Rule, rule_finding
@@ -71,10 +76,15 @@ RULE = Rule(code="VL004", name="unread-launch", severity="info", since="0.1.0", 
 
 MAX_PER_FILE = 5
 
-# Each pattern is linear (no nested repetition) and its first group names what it saw.
-_SERVE = re.compile(r"\bvllm[ \t]+serve\b(?![ \t]+(?:--help|-h)\b)")
-_MODULE = re.compile(r"\bvllm\.entrypoints\.(?:openai\.api_server|api_server|cli\.main)\b")
-_IMAGE = re.compile(r"\bvllm/vllm-openai(?:-[a-z0-9]+)*(?::[\w.-]+)?(?:@sha256:[0-9a-f]{1,64})?")
+# The mentions that start with ``vllm`` (at a word boundary), each tried where ``str.find``
+# finds the word: a scan for a literal is far faster than a pattern's.  No pattern repeats a
+# group inside another, so none backtracks.
+_AT_VLLM = (
+    (re.compile(r"vllm[ \t]+serve\b(?![ \t]+(?:--help|-h)\b)"), "serve"),
+    (re.compile(r"vllm\.entrypoints\.(?:openai\.api_server|api_server|cli\.main)\b"), "module"),
+    (re.compile(r"vllm/vllm-openai(?:-[a-z0-9]+)*(?::[\w.-]+)?(?:@sha256:[0-9a-f]{1,64})?"),
+     "image"),
+)
 # In Python files the extractor reads every call of vLLM's ``LLM``, ``EngineArgs`` and
 # ``AsyncEngineArgs`` (through the names imports bind, which a pattern cannot follow): only the
 # engines built another way are mentions there.  In Markdown a Python fence may not parse.
@@ -83,7 +93,7 @@ _PYTHON_CALL = re.compile(
     r"\b((?:Async)?LLMEngine\.from_engine_args|(?:Async)?EngineArgs|(?:Async)?LLMEngine|LLM)"
     r"[ \t]*\("
 )
-_ENGINE_KWARGS = re.compile(r"\bengine_kwargs\b")
+_ENGINE_KWARGS = "engine_kwargs"
 _IMPORTS_VLLM = re.compile(r"^[ \t]*(?:from[ \t]+vllm\b|import[ \t]+vllm\b)", re.MULTILINE)
 # Commands that name an image without starting it.
 _NOT_STARTED = re.compile(
@@ -97,9 +107,11 @@ _LOOKBACK = 200
 # Tests at the start of a mention's line (``re.match`` at the line start: they read only what
 # they match).
 _COMMENT = re.compile(r"[ \t]*#")
-_ECHOES = re.compile(
-    r"[ \t]*(?:-[ \t]+)?(?:(?:echo|printf)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
+_QUOTES_IT = re.compile(
+    r"[ \t]*(?:-[ \t]+)?(?:(?:echo|printf|grep|egrep|rg)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
 )
+# systemd: an empty ``ExecStart=`` resets the commands before it (systemd.service(5)).
+_EXEC_START_RESET = re.compile(r"^[ \t]*ExecStart[ \t]*=[ \t]*\r?$", re.MULTILINE)
 _IMPORT_LINE = re.compile(r"[ \t]*(?:from|import)[ \t]")
 _FENCE = re.compile(r"[ \t]*(?:>[ \t]*)*(`{3,}|~{3,})[ \t]*\{?\.?([\w-]*)")
 _PYTHON_LANGUAGES = frozenset({"python", "python3", "py"})
@@ -117,11 +129,15 @@ def unread(path: str, kind: str, text: str,
     if "vllm" not in text.lower() and "engine_kwargs" not in text:
         return []
     covered = _covered_lines(invocations)
+    anchors = sorted(invocation.anchor.start.line for invocation in invocations)
     lines = LineIndex.of(text)
     fences = _Fences(text) if kind == "markdown" else None
     calls = None
     if kind in ("python", "markdown") and _IMPORTS_VLLM.search(text) is not None:
         calls = _ENGINE_CALL if kind == "python" else _PYTHON_CALL
+    reset = 0
+    if kind == "systemd":
+        reset = max((m.start() for m in _EXEC_START_RESET.finditer(text)), default=0)
     found: list[Finding] = []
     for start, end, what in _mentions(text, calls):
         at = lines.pos(start)
@@ -132,12 +148,12 @@ def unread(path: str, kind: str, text: str,
             continue
         if kind != "markdown" and _COMMENT.match(text, line_start):
             continue
-        if _ECHOES.match(text, line_start, start):
+        if _QUOTES_IT.match(text, line_start, start) or start < reset:
             continue
         if what == "module" and _IMPORT_LINE.match(text, line_start, start):
             continue
         if what == "image" and (
-            kind == "helm" or _image_beside_a_launch(at.line, invocations, fences)
+            kind == "helm" or _image_beside_a_launch(at.line, anchors, fences)
             or _NOT_STARTED.search(text, max(line_start, start - _LOOKBACK), start)
         ):
             continue
@@ -149,25 +165,51 @@ def unread(path: str, kind: str, text: str,
 
 def _mentions(text: str, calls: re.Pattern[str] | None) -> Iterator[tuple[int, int, str]]:
     """Every launch-shaped mention as (start, end, what it is), in file order."""
-    streams = [
-        ((m.start(), m.end(), "serve") for m in _SERVE.finditer(text)),
-        ((m.start(), m.end(), "module") for m in _MODULE.finditer(text)),
-        ((m.start(), m.end(), "image") for m in _IMAGE.finditer(text)),
-        ((m.start(), m.end(), "engine_kwargs") for m in _ENGINE_KWARGS.finditer(text)),
-    ]
+    streams = [_vllm_mentions(text), _engine_kwargs(text)]
     if calls is not None:  # the call's name, without its parenthesis
         streams.append((m.start(), m.end(1), "call") for m in calls.finditer(text))
     return heapq.merge(*streams)
 
 
+def _vllm_mentions(text: str) -> Iterator[tuple[int, int, str]]:
+    at = text.find("vllm")
+    while at >= 0:
+        if not _word_before(text, at):
+            for pattern, what in _AT_VLLM:
+                match = pattern.match(text, at)
+                if match is not None:
+                    yield match.start(), match.end(), what
+                    break
+        at = text.find("vllm", at + 4)
+
+
+def _engine_kwargs(text: str) -> Iterator[tuple[int, int, str]]:
+    at = text.find(_ENGINE_KWARGS)
+    while at >= 0:
+        end = at + len(_ENGINE_KWARGS)
+        if not _word_before(text, at) and not _word_before(text, end + 1):
+            yield at, end, "engine_kwargs"
+        at = text.find(_ENGINE_KWARGS, end)
+
+
+def _word_before(text: str, at: int) -> bool:
+    """Whether the character before ``at`` is a word character (no word boundary there)."""
+    if at == 0 or at > len(text):
+        return False
+    before = text[at - 1]
+    return before.isalnum() or before == "_"
+
+
 def _finding(path: str, span: Span, what: str, written: str) -> Finding:
     quoted = written.rstrip(" \t")
     if what == "image":
-        message = f"'{quoted}' image with no vLLM command vlint could read: its launch was not checked"
+        message = (f"'{quoted}' image with no vLLM command vlint could read: its launch was "
+                   "not checked")
     elif what == "call":
         message = f"'{quoted}(...)' is a vLLM launch vlint could not read: it was not checked"
     elif what == "engine_kwargs":
-        message = "'engine_kwargs' of a Ray Serve LLM launch vlint could not read: it was not checked"
+        message = ("'engine_kwargs' of a Ray Serve LLM launch vlint could not read: it was not "
+                   "checked")
     else:
         message = f"'{quoted}' here is a vLLM launch vlint could not read: it was not checked"
     return rule_finding(
@@ -177,15 +219,16 @@ def _finding(path: str, span: Span, what: str, written: str) -> Finding:
     )
 
 
-def _image_beside_a_launch(line: int, invocations: Sequence[Invocation],
-                           fences: _Fences | None) -> bool:
+def _image_beside_a_launch(line: int, anchors: list[int], fences: _Fences | None) -> bool:
     """Whether a launch was read in the same file (in Markdown, the same fence) as an image
     mention on ``line``: the image of a launch is often written away from its command (dstack's
-    ``image:``, a Kubernetes worker beside its leader)."""
+    ``image:``, a Kubernetes worker beside its leader).  ``anchors``: the launches' first
+    lines, sorted."""
     if fences is None:
-        return bool(invocations)
+        return bool(anchors)
     first, last = fences.around(line)
-    return any(first <= i.anchor.start.line <= last for i in invocations)
+    index = bisect_left(anchors, first)
+    return index < len(anchors) and anchors[index] <= last
 
 
 def _covered_lines(invocations: Sequence[Invocation]) -> list[tuple[int, int]]:
@@ -194,7 +237,8 @@ def _covered_lines(invocations: Sequence[Invocation]) -> list[tuple[int, int]]:
     for invocation in invocations:
         spans = [invocation.anchor, *(t.span for t in invocation.args),
                  *(t.span for t in invocation.repeated_entry),
-                 *(k.name.span for k in invocation.keywords), *(k.value_span for k in invocation.keywords)]
+                 *(k.name.span for k in invocation.keywords),
+                 *(k.value_span for k in invocation.keywords)]
         if invocation.image_span is not None:
             spans.append(invocation.image_span)
         ranges.append((min(s.start.line for s in spans), max(s.end.line for s in spans)))

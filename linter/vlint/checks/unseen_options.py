@@ -2,11 +2,18 @@
 being absent (no ``--host``, no ``--api-key``, a release default on one side of a bound) ask
 here first, and stay silent when it may.
 
-An argv word that no option took as its value and that is not literal (``${VLLM_ARGS}`` in a
-compose ``command:``, ``$(VLLM_ARGS)`` in Kubernetes ``args:``, ``vllm serve $ARGS``,
-``"${ARGS[@]}"``, a Helm template) may expand to any words, options among them; so may a
-Python launch's ``**kwargs``.  The normaliser already gives up on extra positionals for the
-same reason (``Resolution.extra_positionals``).
+A word that is not literal may expand to any words, options among them, where nothing says what
+it holds:
+
+- a launch whose arguments are all such words and no option (``vllm serve $ARGS``, compose
+  ``command: ${VLLM_ARGS}``, Kubernetes ``args: ["$(VLLM_ARGS)"]``): the whole argv is unknown;
+- such a word that is not the model (``vllm serve m --port 1 $EXTRA_ARGS``, where ``vllm
+  serve`` takes one positional, the model): the word holds more arguments.
+
+The model itself written as a variable beside written options (``vllm serve "$MODEL" --port
+1``, ``--model ${MODEL}``, a Helm ``{{ .Values.model }}``, a Markdown ``<model>``) is the model:
+it leaves the other options known.  A Python launch's ``**kwargs`` may hold any keyword.  The
+normaliser gives up on extra positionals for the same reason (``Resolution.extra_positionals``).
 """
 
 from __future__ import annotations
@@ -19,4 +26,9 @@ def may_set_unseen_options(resolution: Resolution) -> bool:
     invocation = resolution.invocation
     if invocation.style == "python":
         return invocation.has_unpacked_kwargs
-    return any(not word.literal for word in resolution.positionals)
+    model = resolution.written("model")
+    model_at = model.span if model is not None else None
+    unresolved = [word for word in resolution.positionals if not word.literal]
+    if any(word.sub_span(0) != model_at for word in unresolved):
+        return True  # a word beside the model
+    return bool(unresolved) and not resolution.uses

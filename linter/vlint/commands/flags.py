@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 
 from vlint.knowledge import catalog
 
-ENTRIES = ("serve", "api_server")
+ENTRIES = ("serve", "api_server", "demo_server")
 
 
 @click.command("flags")
@@ -27,8 +27,9 @@ ENTRIES = ("serve", "api_server")
 @click.option("--diff", "diff", nargs=2, metavar="A B",
               help="Print the option strings B added (+) and removed (-) since A.")
 @click.option("--entry", type=click.Choice(ENTRIES),
-              help="serve (vllm serve) or api_server (python -m vllm.entrypoints.openai."
-              "api_server) [default: serve where the release has it].")
+              help="serve (vllm serve), api_server (python -m vllm.entrypoints.openai."
+              "api_server) or demo_server (python -m vllm.entrypoints.api_server) "
+              "[default: serve where the release has it].")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text",
               show_default=True, help="One option string a line, or a JSON object.")
 def flags_command(target_version: str | None, diff: tuple[str, str] | None,

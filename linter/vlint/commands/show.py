@@ -109,7 +109,14 @@ def _model(resolution: Resolution) -> str:
 def _label(invocation: Invocation) -> str:
     if invocation.style == "python":
         return f"{inert(invocation.callee or 'LLM')}(...)"
-    return "vllm serve" if invocation.entry == "serve" else "vllm.entrypoints.openai.api_server"
+    return _ENTRY_LABELS[invocation.entry]
+
+
+_ENTRY_LABELS = {
+    "serve": "vllm serve",
+    "api_server": "vllm.entrypoints.openai.api_server",
+    "demo_server": "vllm.entrypoints.api_server",
+}
 
 
 def _written_rows(resolution: Resolution, source: str) -> list[Row]:

@@ -912,7 +912,7 @@ def _folder_with_code(value: object, work: str) -> bool:
 def _code_strings(releases: Sequence[Release]) -> set[str]:
     strings = {"--" + d.replace("_", "-") for d in CODE_OPTIONS}
     for release in releases:
-        for entry in ("serve", "api_server"):
+        for entry in ("serve", "api_server", "demo_server"):
             parser = release.parser(entry)
             for option in parser.options if parser else ():
                 if option.dest in CODE_OPTIONS:

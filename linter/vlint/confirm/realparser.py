@@ -48,6 +48,8 @@ from typing import Any
 # metadata (passed in VLINT_VLLM_CLI by tools/vllm_env.py) wins when present.
 CLI_CANDIDATES = ("vllm.entrypoints.cli.main:main", "vllm.scripts:main")
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
+# vLLM's demo (non-OpenAI) server: its own small parser plus AsyncEngineArgs, while it existed.
+DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
 
 
 STUB_ENV = "VLINT_STUB_MODULES"
@@ -279,7 +281,8 @@ class RealParser:
 
 
 def build(entry: str) -> RealParser:
-    """Build the release's parser for ``serve`` (via the vllm CLI) or ``api_server``."""
+    """Build the release's parser for ``serve`` (via the vllm CLI), ``api_server`` or
+    ``demo_server`` (``python -m vllm.entrypoints.api_server``)."""
     install_stubs()
     if entry == "serve":
         errors = []
@@ -300,6 +303,10 @@ def build(entry: str) -> RealParser:
         with _argv([API_SERVER_MODULE, "--model", "m"]), _quiet():
             top = _capture(lambda: runpy.run_module(API_SERVER_MODULE, run_name="__main__"))
         return RealParser("api_server", top, [], API_SERVER_MODULE)
+    if entry == "demo_server":
+        with _argv([DEMO_SERVER_MODULE, "--model", "m"]), _quiet():
+            top = _capture(lambda: runpy.run_module(DEMO_SERVER_MODULE, run_name="__main__"))
+        return RealParser("demo_server", top, [], DEMO_SERVER_MODULE)
     raise ValueError(f"unknown entry {entry!r}")
 
 

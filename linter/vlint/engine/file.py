@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from vlint import checks, target
-from vlint.checks import flag_not_yet_available, internal_error, unparsable_file, unread_launch
+from vlint.checks import (
+    flag_not_yet_available, internal_error, module_not_shipped, unparsable_file, unread_launch,
+)
 from vlint.checks.base import Context, rule_finding
 from vlint.discover import Source
 from vlint.engine.agree import agreed_fixes
@@ -186,6 +188,8 @@ def check_invocation(
             if resolved.parser is None:
                 code = flag_not_yet_available.RULE.code
                 findings.extend(flag_not_yet_available.missing_entry(context))
+                code = module_not_shipped.RULE.code
+                findings.extend(module_not_shipped.check(context))
                 continue
             for rule in checks.invocation_checks():
                 code = rule.RULE.code

@@ -17,7 +17,12 @@ from vlint.knowledge.images import API_SERVER_MODULE, image_entry, is_server_ima
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
 
+# (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
+__all__ = ["CLI_MODULE", "DEMO_SERVER_MODULE", "image_entry", "recognise_all", "recognise_script"]
+
 CLI_MODULE = "vllm.entrypoints.cli.main"
+# vLLM's demo (non-OpenAI) server, with its own parser while the release shipped it.
+DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
@@ -200,6 +205,8 @@ def _module_launch(
     """
     if module == API_SERVER_MODULE:
         return [build("api_server", after, after)]
+    if module == DEMO_SERVER_MODULE:
+        return [build("demo_server", after, after)]
     if module == CLI_MODULE and after < len(words) and words[after].text == "serve":
         return [build("serve", after + 1, after + 1)]
     return []

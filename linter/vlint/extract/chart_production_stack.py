@@ -86,9 +86,12 @@ def read(reader: _Reader, node: Node) -> list[Invocation]:
         return []
     found: list[Invocation] = []
     for entry in items(get(spec, "modelSpec")):
-        if yamlpos.mapping_node(entry) is None or is_false(reader, get(entry, "enabled")):
+        # An entry listed again through a YAML alias is the same deployment, read once.
+        if id(entry) in reader.containers or yamlpos.mapping_node(entry) is None:
             continue
-        found.append(_launch(reader, spec, entry))
+        reader.containers.add(id(entry))
+        if not is_false(reader, get(entry, "enabled")):
+            found.append(_launch(reader, spec, entry))
     return found
 
 

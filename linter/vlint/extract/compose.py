@@ -4,6 +4,15 @@ A service runs vLLM when its image is a vLLM server image (whose own entrypoint 
 server, so ``command:`` holds the server's arguments) or when its ``entrypoint:``/``command:``
 starts vLLM itself.  Values are interpolated as compose does, from the ``.env`` file beside the
 compose file (never from this process's environment); every character keeps its file position.
+
+A service with ``build:`` runs the image compose builds from a Dockerfile (read confined, see
+``_Dockerfiles``; ``dockerfile_inline:`` too, ``build.args`` replacing ``ARG`` defaults,
+``build.target`` choosing the stage): the Dockerfile gives the entry point (its own ENTRYPOINT,
+else its base image's) and the target (its base image's tag, or the ``pip install vllm==X`` it
+runs), and ``image:`` beside ``build:`` is only the name of the built image (except with
+``pull_policy: always``, where compose runs the pulled ``image:``).  A Dockerfile vlint cannot
+read leaves the entry point and the target unknown: only a command that starts vLLM itself is
+a launch then.
 """
 
 from __future__ import annotations
@@ -61,14 +70,37 @@ def extract(
         variables = _Budgeted(dotenv_beside(path)[1].variables, MAX_INTERPOLATED)
     source = yamlpos.SourceIndex(text)
     found: list[Invocation] = []
-    builds = _Dockerfiles(path)
+    # A compose text inside another file (a Markdown fence) builds from a checkout the text
+    # describes, not from the folder of the file that holds it: its Dockerfiles are not read.
+    builds = _Dockerfiles(path, readable=context is None or context.origin in ((), (KIND,)))
     for document in documents:
         services = yamlpos.mapping_node(yamlpos.mapping_get(document, "services"))
         if services is None:
             continue
+        built_names = _built_image_names(source, services, variables)
         for _, service in yamlpos.mapping_items(services):
-            found.extend(_service(path, source, service, variables, builds))
+            found.extend(_service(path, source, service, variables, builds, built_names))
     return found
+
+
+def _built_image_names(
+    source: SourceIndex, services: Node, variables: Mapping[str, str]
+) -> dict[str, Node]:
+    """The ``image:`` names that services of this file build (``image:`` beside ``build:``),
+    each with its ``build:`` value: another service that only names the same image runs the
+    image compose built for the first (``docker compose up`` builds it once and tags it)."""
+    names: dict[str, Node] = {}
+    for _, service in yamlpos.mapping_items(services):
+        if yamlpos.mapping_node(service) is None:
+            continue
+        build = yamlpos.mapping_get(service, "build")
+        image = yamlpos.mapping_get(service, "image")
+        if build is None or yamlpos.is_null(build) or image is None:
+            continue
+        chars = _scalar_chars(source, image, variables)
+        if chars is not None and chars.text:
+            names.setdefault(chars.text, build)
+    return names
 
 
 # The characters the variables of one compose file may put into it: ``${X}`` written 100,000
@@ -349,29 +381,30 @@ def _volumes(service: Node, scalar: _Scalar, get: _Get) -> tuple[Mount, ...]:
 
 def _service(
     path: str, source: SourceIndex, service: Node, variables: Mapping[str, str],
-    builds: _Dockerfiles,
+    builds: _Dockerfiles, built_names: Mapping[str, Node],
 ) -> list[Invocation]:
     if yamlpos.mapping_node(service) is None:
         return []
     entrypoint = _argv(source, yamlpos.mapping_get(service, "entrypoint"), variables)
     command = _argv(source, yamlpos.mapping_get(service, "command"), variables)
+    image_node = yamlpos.mapping_get(service, "image")
+    image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
+    facts = _deployment(source, service, variables, image_chars)
     build = yamlpos.mapping_get(service, "build")
     if build is not None and not yamlpos.is_null(build) and not _pulls_image(source, service):
         built = builds.read(source, build, variables)
         at = _key_span(source, service, build)
-        named = yamlpos.mapping_get(service, "image")
         # ``image:`` names the image compose builds; without it, a Dockerfile that keeps its
         # base image's entry point runs as that image does (shown at ``build:``).
-        facts = _deployment(source, service, variables,
-                            None if named is None else _scalar_chars(source, named, variables))
         if facts.image is None and built is not None and built.base is not None \
                 and built.entrypoint is None:
             facts = replace(facts, image=Located(built.base, at))
         return _built_service(path, at, built, entrypoint, command, facts)
-    image_node = yamlpos.mapping_get(service, "image")
-    image_chars = None if image_node is None else _scalar_chars(source, image_node, variables)
     image = image_chars.text if image_chars is not None else None
-    facts = _deployment(source, service, variables, image_chars)
+    shared = built_names.get(image) if image is not None and image_node is not None else None
+    if shared is not None and image_node is not None and not _pulls_image(source, service):
+        return _built_service(path, _key_span(source, service, image_node),
+                              builds.read(source, shared, variables), entrypoint, command, facts)
     vllm_image = is_vllm_image(image)
     target = release_from_image(image) if image else None
 
@@ -444,8 +477,9 @@ class _Dockerfiles:
     (a URL, ``git@...``) is not read.  ``dockerfile_inline:`` is read as written.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, readable: bool = True) -> None:
         self.path = path
+        self.readable = readable
         self.texts: dict[str, str | None] = {}
         self.built: dict[tuple[str, tuple[tuple[str, str], ...], str | None],
                          BuiltImage | None] = {}
@@ -453,6 +487,8 @@ class _Dockerfiles:
     def read(self, source: SourceIndex, build: Node, variables: Mapping[str, str]
              ) -> BuiltImage | None:
         """The image the ``build:`` value ``build`` makes, or None when it cannot be read."""
+        if not self.readable:
+            return None
         def text_of(key: str) -> str | None:
             node = yamlpos.mapping_get(build, key) if yamlpos.mapping_node(build) else None
             chars = None if node is None else _scalar_chars(source, node, variables)

@@ -18,6 +18,7 @@ could be any later word.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -48,6 +49,9 @@ _ENGINES: Mapping[str, tuple[OptionTable, OptionTable]] = {
 # (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html,
 # the form podman's GPU guide uses: ``--device nvidia.com/gpu=all``).
 _CDI_GPU = "nvidia.com/gpu="
+# A ``--gpus`` request is CSV: a device list with commas is quoted (``'"device=0,1"'``).
+_GPU_DEVICES = re.compile(r'"device=([^"]*)"|(?:^|,)device=([^,"]*)')
+_GPU_COUNT = re.compile(r"(?:^|,)count=([^,]*)")
 
 
 def _basename(word: str) -> str:
@@ -134,7 +138,6 @@ class _Run:
         """``kubectl [flags] run NAME --image=IMAGE [flags] [--command] -- [ARGS...]``: the
         words after ``--`` (and any after NAME before it) are the container's arguments, or
         with ``--command`` its command (kubectl ``run.go``)."""
-        index = start
         parsed_globals = container_cli.parse(words, start, container_cli.KUBECTL_RUN)
         if parsed_globals is None:
             return []
@@ -152,7 +155,8 @@ class _Run:
         arguments = [words[i] for i in parsed.positionals[1:]]
         if parsed.dash is not None:
             arguments += words[parsed.dash :]
-        facts = self.facts(parsed.options, image, True)
+        # ``--overrides`` JSON may set any part of the pod, its environment included.
+        facts = self.facts(parsed.options, image, _last(parsed.options, "--overrides") is None)
         if _last(parsed.options, "--command") is not None:
             return self.inside(tuple(arguments), facts, image)
         return self.image_runs(tuple(arguments), facts, image)
@@ -237,8 +241,10 @@ class _Run:
     ) -> Deployment:
         """What the run options state about the container.  The host's environment is not
         the container's: only ``-e``/``--env``/``--env-file`` set it (a bare ``-e NAME``
-        copies a host value vlint cannot know)."""
+        copies a host value vlint cannot know).  Kubectl's ``--port`` is the container's port
+        (``containerPort``)."""
         env: list[EnvVar | None] = []
+        from_files: list[EnvVar] = []
         gpus: Located[GpuCount | None] | None = None
         ipc: Located[str | None] | None = None
         shm: Located[int | None] | None = None
@@ -254,14 +260,17 @@ class _Run:
                     complete = False
                 continue
             if name == "--env":
-                variable = deployment.assignment(value)
-                if variable is None:
-                    complete = False  # ``-e NAME``: the host's value, if it has one
-                env.append(variable)
-            elif name == "--env-file":
+                for part in _env_parts(self.program, value):
+                    variable = deployment.assignment(part)
+                    if variable is None:
+                        complete = False  # ``-e NAME``: the host's value, if it has one
+                    env.append(variable)
+            elif name == "--env-file" and self.program in _ENGINES:
                 read = docker_env_file(self.path, value)
                 complete = complete and read[1]
-                env.extend(read[0])
+                from_files.extend(read[0])
+            elif name == "--env-file":
+                complete = False  # Apptainer's is a shell script, not read here
             elif name in ("--gpus", "--device"):
                 gpus = _gpus(name, value) or gpus
             elif name == "--ipc":
@@ -281,7 +290,9 @@ class _Run:
             complete = False
         return Deployment(
             image=None if image is None else deployment.image(image),
-            env=deployment.environment(env),
+            # Docker reads the env files first and ``-e`` over them, whatever their order
+            # (docker/cli ``opts.ReadKVEnvStrings(envFile, env)``).
+            env=deployment.environment([*from_files, *env]),
             env_complete=complete,
             gpus=gpus,
             ipc=ipc,
@@ -291,14 +302,33 @@ class _Run:
         )
 
 
+def _env_parts(program: str, value: Token) -> list[Token]:
+    """The ``NAME=VALUE`` entries of one ``--env`` value: Apptainer's is a map written
+    ``A=1,B=2`` (a pflag ``StringToString``, ``cmd/internal/cli/action_flags.go``); docker's,
+    podman's and kubectl's one entry, commas included."""
+    if program not in ("apptainer", "singularity") or "," not in value.text:
+        return [value]
+    parts: list[Token] = []
+    start = 0
+    for piece in value.text.split(","):
+        parts.append(value.slice(start, start + len(piece)))
+        start += len(piece) + 1
+    return parts
+
+
 def _last(options: Sequence[Option], name: str) -> Option | None:
     """The last ``name`` option (a repeated single-valued option: the last one wins)."""
     return next((o for o in reversed(options) if o.name == name), None)
 
 
 def _server_image_follows(words: Sequence[Token], index: int) -> bool:
+    """Whether the word after ``index`` is a server image reference: with a tag, digest or
+    repository path, so that the program ``vllm`` (``$IMAGE vllm serve m``) is not one."""
     after = index + 1
-    return after < len(words) and words[after].literal and is_server_image(words[after].text)
+    if after >= len(words) or not words[after].literal:
+        return False
+    text = words[after].text
+    return any(mark in text for mark in "/:@") and is_server_image(text)
 
 
 def _registry_reference(text: str) -> str | None:
@@ -321,16 +351,13 @@ def _gpus(name: str, value: Token) -> Located[GpuCount | None] | None:
     if not value.literal:
         return deployment.at(value, None)
     found: GpuCount | None = deployment.gpu_count(text)
-    if found is None:
-        for part in text.split(","):
-            key, _, setting = part.strip().partition("=")
-            if key == "count":
-                found = deployment.gpu_count(setting)
-                break
-            if key in ("device", '"device'):
-                devices = text.split("=", 1)[1].strip('"').split(",")
-                found = len([d for d in devices if d.strip()])
-                break
+    devices = _GPU_DEVICES.search(text)
+    requested = _GPU_COUNT.search(text)
+    if found is None and devices is not None:
+        listed = devices.group(1) if devices.group(1) is not None else devices.group(2)
+        found = len([d for d in listed.split(",") if d.strip()])
+    elif found is None and requested is not None:
+        found = deployment.gpu_count(requested.group(1))
     return deployment.at(value, found)
 
 

@@ -14,6 +14,13 @@ is unparsable (VL002) rather than expanded.  Shell-form commands go to the shell
 variable is resolved there: the shell does that when the container starts).  A malformed exec
 form (``CMD ["vllm", "serve"``) raises Unparsable: Docker would run it through ``/bin/sh`` as
 written, which fails.
+
+The target of a stage's launches is the vLLM the stage holds: its base image's release (only
+an image repository known to tag vLLM releases, ``knowledge/images.py``), replaced by a later
+``RUN pip install vllm==X`` (``pip3``, ``uv pip``, ``python -m pip``, extras, a specifier, a
+wheel URL, ``${VLLM_VERSION}`` from ``ARG``/``ENV``), kept as the specifier (``==0.9.2``) that
+``vlint.target`` resolves as it resolves a project's pins.  ``built_image`` tells compose what
+a Dockerfile builds, with ``--build-arg`` values and a build target.
 """
 
 from __future__ import annotations

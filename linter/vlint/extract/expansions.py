@@ -3,7 +3,7 @@
 Make expands ``$(MODEL)`` in a recipe, and IPython ``{model}`` in a ``!`` command line, before
 the shell runs; vlint resolves neither.  ``hold`` puts a shell parameter expansion of the same
 length (``$____``) in each one's place, so the shell reads an unresolved word part there and
-every offset stays; ``unresolved`` then marks every token holding one of those characters as not
+every offset stays; ``unresolving`` then marks every token holding one of those characters as not
 literal (even where the shell's quotes would have kept it literal, as in ``'$(MODEL)'``) and
 gives it back the characters written in the file.
 """
@@ -32,16 +32,15 @@ def hold(chars: Chars, ranges: Iterable[tuple[int, int]]) -> Chars:
     return Chars.at("".join(text), offsets, chars.locator, literal)
 
 
-def unresolved(invocation: Invocation, held: Chars, written: str) -> Invocation:
-    """``invocation`` (found in ``held.text``, through any nesting) with every token that holds
-    a held character unresolved and written as in ``written`` (the text before ``hold``)."""
+def unresolving(held: Chars, written: str) -> Callable[[Invocation], Invocation]:
+    """A function giving an invocation found in ``held.text`` (through any nesting) with every
+    token that holds a held character unresolved and written as in ``written`` (the text
+    before ``hold``).  The held places are looked up once, for every invocation of the text."""
     by_position = {
         held.pos(index): written[index]
         for index, literal in enumerate(held.literal)
         if not literal
     }
-    if not by_position:
-        return invocation
 
     def restore(token: Token) -> Token:
         positions = token.positions[:-1]
@@ -50,7 +49,10 @@ def unresolved(invocation: Invocation, held: Chars, written: str) -> Invocation:
         text = "".join(by_position.get(p, char) for p, char in zip(positions, token.text))
         return token.with_text(text, False)
 
-    return map_tokens(invocation, restore)
+    def unresolved(invocation: Invocation) -> Invocation:
+        return map_tokens(invocation, restore) if by_position else invocation
+
+    return unresolved
 
 
 def map_tokens(value: _T, change: Callable[[Token], Token]) -> _T:

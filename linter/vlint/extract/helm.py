@@ -289,8 +289,17 @@ def _documents(masked: str, *, strict: bool) -> list[Node]:
     try:
         return yamlpos.parse_documents(masked)
     except Unparsable:
-        if strict:
+        # YAML allows tabs in trailing white space, ruamel does not (as for manifests).
+        untabbed = kubernetes._untab_trailing_blanks(masked)
+        if untabbed == masked and strict:
             raise
+        if untabbed != masked:
+            try:
+                return yamlpos.parse_documents(untabbed)
+            except Unparsable:
+                if strict:
+                    raise
+        masked = untabbed
     lines = masked.split("\n")
     starts = [0, *(masked.count("\n", 0, m.start()) for m in _DOCUMENT.finditer(masked)), len(lines)]
     documents: list[Node] = []

@@ -20,12 +20,13 @@ Origins are ``("notebook", "python")``, ``("notebook", "shell")``, ``("notebook"
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from vlint.errors import Unparsable
 from vlint.extract import markdown, python, shell
 from vlint.extract.deployment import enclosed, named
-from vlint.extract.expansions import hold, unresolved
+from vlint.extract.expansions import hold, unresolving
 from vlint.extract.nested import ExtractContext, moved
 from vlint.model import Deployment, EnvVar, Invocation, LineIndex, Pos
 from vlint.syntax.lines import Chars
@@ -33,6 +34,9 @@ from vlint.syntax.notebook import Cell, ipython, parse
 
 KIND = "notebook"
 _SHELL_KERNELS = frozenset({"bash", "sh", "shell", "zsh"})
+MAX_VARIABLES = 200  # distinct ``%env`` names carried to later launches; a notebook sets a few
+# IPython's ``var_expand`` (``IPython/utils/text.py``, ``DollarFormatter``): ``{expr}``.
+_INTERPOLATION = re.compile(r"\{\{|\}\}|(\{[^{}\n]*\})")
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
@@ -66,30 +70,48 @@ def _code(
         launches.extend(_relocated(code.python, _python(path, code.python.text, context)))
     for command in code.shell:
         held = _interpolated(command)
-        launches.extend(
-            unresolved(invocation, held, command.text)
-            for invocation in _shell(path, held, context)
-        )
+        unresolved = unresolving(held, command.text)
+        launches.extend(unresolved(invocation) for invocation in _shell(path, held, context))
     variables = [
         named(name.token(), value.token().with_text(value.text, literal))
         for name, value, literal in code.env
     ]
-    found = _with_env(sorted(launches, key=lambda i: i.anchor.start), env, variables)
-    env.update((variable.name, variable) for variable in variables)
-    return found
+    return _with_env(launches, env, variables)
 
 
 def _with_env(
-    launches: Sequence[Invocation], before: dict[str, EnvVar], variables: Sequence[EnvVar]
+    launches: Sequence[Invocation], env: dict[str, EnvVar], variables: Sequence[EnvVar]
 ) -> list[Invocation]:
-    """Each launch with ``before`` and the ``variables`` written ahead of it (in this cell)."""
+    """Each launch with ``env`` and the ``variables`` written ahead of it; ``env`` gains the
+    variables.  One walk in file order; launches between two assignments share one mapping."""
+    pending = [variable for variable in variables if variable.name_span is not None]
+    pending.sort(key=_start)
     found: list[Invocation] = []
-    for invocation in launches:
+    taken = 0
+    shared = dict(env)
+    for invocation in sorted(launches, key=lambda launch: launch.anchor.start):
         start = invocation.anchor.start
-        env = dict(before)
-        env.update((v.name, v) for v in variables if v.name_span and v.name_span.start < start)
-        found.append(enclosed(invocation, KIND, Deployment(env=env)))
+        before = taken
+        while taken < len(pending) and _start(pending[taken]) < start:
+            _assign(env, pending[taken])
+            taken += 1
+        if taken != before:
+            shared = dict(env)
+        found.append(enclosed(invocation, KIND, Deployment(env=shared)))
+    for variable in pending[taken:]:
+        _assign(env, variable)
     return found
+
+
+def _start(variable: EnvVar) -> Pos:
+    return variable.name_span.start if variable.name_span else Pos(0, 0)
+
+
+def _assign(env: dict[str, EnvVar], variable: EnvVar) -> None:
+    # Bounded: every launch after it carries the environment, so a hostile notebook setting
+    # thousands of names before thousands of launches would cost their product.
+    if variable.name in env or len(env) < MAX_VARIABLES:
+        env[variable.name] = variable
 
 
 def _python(path: str, text: str, context: ExtractContext) -> list[Invocation]:
@@ -121,19 +143,8 @@ def _shell(path: str, command: Chars, context: ExtractContext) -> list[Invocatio
 
 
 def _interpolated(command: Chars) -> Chars:
-    """A ``!`` command with IPython's ``{expr}`` interpolations held as unresolved values."""
-    text = command.text
-    ranges: list[tuple[int, int]] = []
-    index = text.find("{")
-    while index != -1:
-        if text.startswith("{{", index):
-            index = text.find("{", index + 2)
-            continue
-        end = text.find("}", index + 1)
-        newline = text.find("\n", index + 1)
-        if end == -1 or (newline != -1 and newline < end):
-            index = text.find("{", index + 1)
-            continue
-        ranges.append((index, end + 1))
-        index = text.find("{", end + 1)
+    """A ``!`` command with IPython's ``{expr}`` interpolations (one line each; ``{{`` and
+    ``}}`` are plain braces) held as unresolved values."""
+    ranges = [match.span() for match in _INTERPOLATION.finditer(command.text)
+              if match.group(1) is not None]
     return hold(command, ranges)

@@ -1,22 +1,27 @@
-"""Python code: ``LLM(...)``/``EngineArgs(...)``/``AsyncEngineArgs(...)`` calls and argv lists.
+"""Python code: ``LLM(...)``/``EngineArgs(...)``/``AsyncEngineArgs(...)`` calls, Ray Serve
+``LLMConfig(...)``, argv lists, and commands built in strings.
 
 The code is parsed with :mod:`ast` and never imported or run.  Only names bound by imports from
-``vllm`` count as vLLM's classes, whatever alias they are imported under.  Argv lists
-(``["vllm", "serve", model, "--max-num-seqs", "8"]``) and shell strings (``shlex.split(...)``,
-``subprocess.run(..., shell=True)``, ``os.system(...)``) are handed to the argv recogniser and
-the shell extractor.
+``vllm`` count as vLLM's classes, whatever alias they are imported under (and from ``ray`` for
+``LLMConfig``).  Argv lists (``["vllm", "serve", model, "--max-num-seqs", "8"]``) are handed to
+the argv recogniser; strings (literals, f-strings, ``+``, ``"sep".join([...])``, and names
+assigned them) given to ``shlex.split(...)``, ``subprocess.run(..., shell=True)``,
+``os.system(...)`` ... to the shell extractor, and those split by ``str.split()`` to the argv
+recogniser.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Union
 
 from vlint.errors import Unparsable
-from vlint.extract import deployment, shell
+from vlint.extract import deployment, ray_serve, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
-from vlint.model import Invocation, Keyword, Pos, Span, Token
+from vlint.model import Deployment, EnvVar, Invocation, Keyword, Locator, Pos, Span, Token
 
 KIND = "python"
 _CALLEES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
@@ -99,10 +104,11 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         raise Unparsable(f"invalid Python: {type(error).__name__}") from None
     source = Source(text)
     names = _import_bindings(tree)
+    strings = _Strings(source, _string_bindings(tree))
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            found.extend(_call(path, source, names, node))
+            found.extend(_call(path, source, names, node, strings))
         elif isinstance(node, (ast.List, ast.Tuple)):
             found.extend(_argv_list(path, source, node))
     found.sort(key=lambda invocation: invocation.anchor.start)
@@ -151,18 +157,39 @@ def _vllm_callee(node: ast.expr, names: dict[str, str]) -> str | None:
     return last if last in _CALLEES else None
 
 
-def _call(path: str, source: Source, names: dict[str, str], node: ast.Call) -> list[Invocation]:
+def _call(
+    path: str, source: Source, names: dict[str, str], node: ast.Call, strings: _Strings
+) -> list[Invocation]:
     callee = _vllm_callee(node.func, names)
     if callee is not None:
         return [_keywords_invocation(path, source, node, callee)]
+    if _is_split(node):
+        assert isinstance(node.func, ast.Attribute)
+        return _string_launches(path, strings, node.func.value, split=True)
     qualified = qualified_name(node.func, names)
+    if qualified in _RAY_CONFIGS:
+        found = _ray_config(path, source, node)
+        return [] if found is None else [found]
     if qualified is None or not node.args:
         return []
     command = node.args[0]
     if qualified in _SHELL_FUNCTIONS or (qualified in _SUBPROCESS and _shell_true(node)):
-        if isinstance(command, ast.Constant) and isinstance(command.value, str):
-            return _shell_string(path, source, command)
+        return _string_launches(path, strings, command, split=False)
     return []
+
+
+def _is_split(node: ast.Call) -> bool:
+    """``text.split()``: white space splits (a separator argument is not read)."""
+    return (
+        isinstance(node.func, ast.Attribute)
+        and node.func.attr == "split"
+        and not node.keywords
+        and (
+            not node.args
+            or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value is None)
+        )
+    )
 
 
 def _shell_true(node: ast.Call) -> bool:
@@ -181,10 +208,7 @@ def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str)
         keywords.append(_positional_model(source, node.args[0]))
     for keyword in node.keywords:
         if keyword.arg is not None:
-            start = source.start(keyword)
-            columns = range(start.column, start.column + len(keyword.arg) + 1)
-            name = Token(keyword.arg, tuple(Pos(start.line, column) for column in columns))
-            keywords.append(_keyword(source, name, keyword.value))
+            keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
         elif isinstance(keyword.value, ast.Dict):
             expanded, rest = _dict_keywords(source, keyword.value)
             keywords.extend(expanded)
@@ -344,12 +368,700 @@ def _segment_positions(source: Source, start: Pos, text: str) -> tuple[Pos, ...]
     return tuple(positions)
 
 
-def _shell_string(path: str, source: Source, node: ast.Constant) -> list[Invocation]:
-    token = string_token(source, node)
-    last = len(token.text)
+# -- commands built in strings ---------------------------------------------------------------
+#
+# ``cmd = f"vllm serve {model} --tensor-parallel-size 2"; cmd += " --max-model-len 4096"``, then
+# ``cmd.split()``, ``shlex.split(cmd)``, ``subprocess.run(cmd, shell=True)``, ``os.system(cmd)``
+# ... : the string is rebuilt from its literal parts (plain strings, f-strings, ``+``,
+# ``"sep".join([...])``), every character at its place in the file.  A part that is not a
+# literal (``{model}``, a name bound to something else) stays as written, one unresolved unit
+# inside its word.  Only a name assigned a string in straight-line code of the same scope, before
+# the use, is followed; one assigned inside an ``if``/loop/``try``/``with``/``match`` body is
+# unknown after it (and inside it).
+
+_MAX_PARTS = 1_000  # the parts of one string, after following names
+_PLACEHOLDER = "$(:)"  # an unresolved part, as the shell parser sees it: one non-literal unit
+
+
+@dataclass
+class _Text:
+    """A string rebuilt from an expression: each character with its file position, the number of
+    the unresolved unit it belongs to (0: literal) and of the literal it was written in."""
+
+    chars: list[str] = field(default_factory=list)
+    positions: list[Pos] = field(default_factory=list)
+    units: list[int] = field(default_factory=list)
+    parts: list[int] = field(default_factory=list)
+    end: Pos | None = None
+    exact: bool = True  # False: an f-string's parts could not be placed, they sit at its start
+
+    def add(self, other: _Text) -> None:
+        self.chars += other.chars
+        self.positions += other.positions
+        self.units += other.units
+        self.parts += other.parts
+        self.end = other.end or self.end
+        self.exact = self.exact and other.exact
+
+    @property
+    def known(self) -> bool:
+        return any(unit == 0 and not char.isspace() for char, unit in zip(self.chars, self.units))
+
+
+class _Strings:
+    """Rebuilds the strings of one file's expressions (``bindings``: the string parts each name
+    use stands for, from ``_string_bindings``)."""
+
+    def __init__(self, source: Source, bindings: dict[int, tuple[ast.expr, ...]]) -> None:
+        self.source = source
+        self.bindings = bindings
+        self.counter = 0
+
+    def number(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def text(self, node: ast.expr) -> _Text | None:
+        """The string ``node`` evaluates to, or None when nothing of it is literal."""
+        parts = self.parts(node)
+        if parts is None:
+            return None
+        text = _Text()
+        for part in parts:
+            text.add(self.part(part))
+        return text if text.known else None
+
+    def parts(self, node: ast.expr) -> list[ast.expr] | None:
+        """``node`` as the concatenation of its parts, names followed."""
+        found: list[ast.expr] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if len(found) > _MAX_PARTS:
+                return None
+            if isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+                stack.extend((current.right, current.left))
+            elif isinstance(current, ast.Name) and id(current) in self.bindings:
+                found.extend(self.bindings[id(current)])
+            else:
+                found.append(current)
+        return found
+
+    def part(self, node: ast.expr) -> _Text:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            token = string_token(self.source, node)
+            return self.literal(token.text, list(token.positions))
+        if isinstance(node, ast.JoinedStr):
+            return self.fstring(node)
+        joined = self.join(node)
+        if joined is not None:
+            return joined
+        return self.unit(self.source.start(node), self.source.end(node))
+
+    def literal(self, chars: str, positions: list[Pos], part: int = 0) -> _Text:
+        """Literal characters (``part``: the number of the literal they are written in)."""
+        number = part or self.number()
+        return _Text(
+            list(chars), positions[:-1], [0] * len(chars), [number] * len(chars), positions[-1]
+        )
+
+    def unit(self, start: Pos, end: Pos, part: int = 0) -> _Text:
+        """An unresolved part, as written between ``start`` and ``end``."""
+        written = self.source.segment(start, end)
+        positions = list(_segment_positions(self.source, start, written))
+        number = self.number()
+        return _Text(
+            list(written),
+            positions[:-1],
+            [number] * len(written),
+            [part or number] * len(written),
+            end,
+        )
+
+    def join(self, node: ast.expr) -> _Text | None:
+        """``"sep".join([a, b, ...])`` of a literal list or tuple."""
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
+            and len(node.args[0].elts) <= _MAX_PARTS
+        ):
+            return None
+        separator = string_token(self.source, node.func.value)
+        text = _Text()
+        for index, element in enumerate(node.args[0].elts):
+            if index:
+                text.add(self.literal(separator.text, list(separator.positions)))
+            parts = self.parts(element) if not isinstance(element, ast.Starred) else None
+            if parts is None:
+                text.add(self.unit(self.source.start(element), self.source.end(element)))
+                continue
+            for part in parts:
+                text.add(self.part(part))
+        return text
+
+    def fstring(self, node: ast.JoinedStr) -> _Text:
+        """An f-string: its literal characters where they are written, each ``{...}`` field an
+        unresolved unit.  Where the written text cannot be matched with ast's parts (implicit
+        concatenation, an unusual form), every character sits at the f-string's start and the
+        words made of it get the whole f-string's span (``exact`` is false): a span is never
+        invented."""
+        start, end = self.source.start(node), self.source.end(node)
+        placed = _fstring_layout(self.source.segment(start, end), node)
+        text = _Text(end=end)
+        if placed is None:
+            for value in node.values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    text.add(self.literal(value.value, [start] * (len(value.value) + 1)))
+                else:
+                    text.add(self._blind_unit(start, value))
+            text.end = end
+            text.exact = False
+            return text
+        positions = _text_positions(start, self.source.segment(start, end))
+        part = self.number()  # one literal in the file: its fields are written inside it
+        for value, layout in zip(node.values, placed):
+            if isinstance(layout, tuple):  # a field, from written offset to written offset
+                text.add(self.unit(positions[layout[0]], positions[layout[1]], part))
+            else:
+                chars = "".join(char for char, _ in layout)
+                at = [positions[offset] for _, offset in layout]
+                following = positions[layout[-1][1] + 1] if layout else start
+                text.add(self.literal(chars, at + [following], part))
+        written = self.source.segment(start, end)
+        closing = 3 if len(written) >= 7 and written[-3:] in ('"""', "'''") else 1
+        text.end = positions[len(written) - closing]  # (as a string's: at its closing quote)
+        return text
+
+    def _blind_unit(self, start: Pos, value: ast.expr) -> _Text:
+        """A field of an f-string that could not be placed: ``{expression}``, at ``start``."""
+        written = "{" + _unparsed(value.value if isinstance(value, ast.FormattedValue) else value) + "}"
+        number = self.number()
+        size = len(written)
+        return _Text(list(written), [start] * size, [number] * size, [number] * size, start)
+
+
+def _text_positions(start: Pos, written: str) -> list[Pos]:
+    """The file position of each character of ``written`` (and of its end)."""
+    line, column = start.line, start.column
+    positions: list[Pos] = []
+    for char in written:
+        positions.append(Pos(line, column))
+        if char == "\n":
+            line, column = line + 1, 1
+        else:
+            column += 1
+    positions.append(Pos(line, column))
+    return positions
+
+
+# One part of an f-string as written: its decoded characters with their offsets in the written
+# text, or a ``{...}`` field as (start, end) offsets.
+_Layout = Union[list[tuple[str, int]], tuple[int, int]]
+
+
+def _fstring_layout(written: str, node: ast.JoinedStr) -> list[_Layout] | None:
+    """Where each of ``node.values`` is written in ``written`` (the f-string's source), or None
+    when the text does not match them."""
+    prefix = 0
+    while prefix < len(written) and written[prefix] not in "'\"":
+        prefix += 1
+    flags = written[:prefix].lower()
+    if prefix >= len(written) or "f" not in flags:
+        return None
+    quote = written[prefix]
+    if written.startswith(quote * 3, prefix):
+        quote *= 3
+    body_start, body_end = prefix + len(quote), len(written) - len(quote)
+    if body_end < body_start or not written.endswith(quote):
+        return None
+    raw = "r" in flags
+    layout: list[_Layout] = []
+    literal: list[tuple[str, int]] = []
+    index = body_start
+    segment_start = index
+    while index < body_end:
+        char = written[index]
+        if char in "{}" and written[index + 1 : index + 2] == char:
+            decoded = _decode(written[segment_start:index], raw)
+            if decoded is None:
+                return None
+            literal += [(c, segment_start + at) for c, at in decoded] + [(char, index)]
+            index += 2
+            segment_start = index
+            continue
+        if char == "}":
+            return None
+        if char == "{":
+            decoded = _decode(written[segment_start:index], raw)
+            if decoded is None:
+                return None
+            literal += [(c, segment_start + at) for c, at in decoded]
+            if literal:
+                layout.append(literal)
+                literal = []
+            close = _field_end(written, index, body_end)
+            if close is None:
+                return None
+            layout.append((index, close))
+            index = segment_start = close
+            continue
+        if char == "\\" and not raw:
+            index += 2
+            continue
+        index += 1
+    decoded = _decode(written[segment_start:body_end], raw)
+    if decoded is None:
+        return None
+    literal += [(c, segment_start + at) for c, at in decoded]
+    if literal:
+        layout.append(literal)
+    if len(layout) != len(node.values):
+        return None
+    for value, placed in zip(node.values, layout):
+        if isinstance(placed, tuple) != isinstance(value, ast.FormattedValue):
+            return None
+        if isinstance(value, ast.Constant) and isinstance(placed, list):
+            if "".join(char for char, _ in placed) != value.value:
+                return None
+    return layout
+
+
+def _field_end(written: str, start: int, end: int) -> int | None:
+    """The offset after the ``}`` that closes the field opened at ``start``."""
+    depth = 0
+    index = start
+    while index < end:
+        char = written[index]
+        if char in "'\"":
+            close = written.find(char, index + 1, end)
+            if close == -1:
+                return None
+            index = close + 1
+            continue
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+            if depth == 0:
+                return index + 1 if char == "}" else None
+        index += 1
+    return None
+
+
+def _string_bindings(tree: ast.Module) -> dict[int, tuple[ast.expr, ...]]:
+    """For each use of a name that stands for a string built in straight-line code of the same
+    scope (``cmd = f"..."``, ``cmd += "..."``), the parts of that string (by ``id`` of the
+    ``ast.Name``)."""
+    found: dict[int, tuple[ast.expr, ...]] = {}
+    scopes: list[list[ast.stmt]] = [tree.body]
+    while scopes:
+        body = scopes.pop()
+        known: dict[str, tuple[ast.expr, ...]] = {}
+        for statement in body:
+            nested = _nested_statement(statement)
+            assigned = _assigned_names(statement) if nested else set()
+            visible = known
+            if assigned & known.keys():
+                visible = {name: parts for name, parts in known.items() if name not in assigned}
+            for node in _walk_scope(statement, scopes):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    parts = visible.get(node.id)
+                    if parts is not None:
+                        found[id(node)] = parts
+            if nested:
+                for name in assigned:
+                    known.pop(name, None)
+                continue
+            _bind(statement, known)
+    return found
+
+
+_NESTED = (
+    ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match,
+)
+
+
+def _nested_statement(statement: ast.stmt) -> bool:
+    return isinstance(statement, _NESTED) or type(statement).__name__ == "TryStar"
+
+
+def _assigned_names(statement: ast.stmt) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+    return names
+
+
+def _walk_scope(statement: ast.stmt, scopes: list[list[ast.stmt]]) -> Iterator[ast.AST]:
+    """The nodes of a statement, not entering function and class bodies (their own scopes,
+    queued on ``scopes``)."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scopes.append(node.body)
+            stack.extend(node.decorator_list)
+            if not isinstance(node, ast.ClassDef):
+                stack.extend(node.args.defaults)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _bind(statement: ast.stmt, known: dict[str, tuple[ast.expr, ...]]) -> None:
+    """What a straight-line statement does to the names that stand for strings."""
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+        value = statement.value
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and _stringish(value):
+            _set(known, targets[0].id, _expanded(value, known))
+            return
+    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        if statement.value is not None and _stringish(statement.value):
+            _set(known, statement.target.id, _expanded(statement.value, known))
+            return
+    elif (
+        isinstance(statement, ast.AugAssign)
+        and isinstance(statement.op, ast.Add)
+        and isinstance(statement.target, ast.Name)
+        and statement.target.id in known
+    ):
+        parts = known[statement.target.id] + _expanded(statement.value, known)
+        if len(parts) <= _MAX_PARTS:
+            known[statement.target.id] = parts
+            return
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            known.pop(node.id, None)
+
+
+def _set(known: dict[str, tuple[ast.expr, ...]], name: str, parts: tuple[ast.expr, ...]) -> None:
+    if len(parts) > _MAX_PARTS:
+        known.pop(name, None)  # too long to follow: unknown
+    else:
+        known[name] = parts
+
+
+def _stringish(node: ast.expr) -> bool:
+    """Whether ``node`` is written as a string (a literal, an f-string, a ``+`` of them, a
+    ``"sep".join``)."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        if _stringish(node.right):
+            return True
+        node = node.left
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    )
+
+
+def _expanded(node: ast.expr, known: dict[str, tuple[ast.expr, ...]]) -> tuple[ast.expr, ...]:
+    """``node``'s parts with the names known so far replaced by their parts (the value they had
+    when the assignment ran)."""
+    parts: list[ast.expr] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+            stack.extend((current.right, current.left))
+        elif isinstance(current, ast.Name) and current.id in known:
+            parts.extend(known[current.id])
+        else:
+            parts.append(current)
+        if len(parts) > _MAX_PARTS:
+            break
+    return tuple(parts[: _MAX_PARTS + 1])
+
+
+def _string_launches(
+    path: str, strings: _Strings, node: ast.expr, split: bool
+) -> list[Invocation]:
+    """The launches in the string ``node`` builds: split on white space (``str.split()``), or
+    read as shell (``shlex.split``, ``shell=True``, ``os.system`` ...)."""
+    text = strings.text(node)
+    if text is None:
+        return []
+    if split:
+        return recognise_all(_split_words(text), path=path, kind=KIND)
+    shell_text, origin = _shell_source(text)
+    positions = [*text.positions, text.end or (text.positions[-1] if text.positions else Pos(1, 1))]
+    last = len(origin) - 1
 
     def locate(offset: int) -> Pos:
-        return token.pos(max(0, min(offset, last)))
+        return positions[origin[max(0, min(offset, last))]]
 
-    found = shell.extract(path, token.text, locate)
-    return [deployment.enclosed(invocation, KIND) for invocation in found]
+    restore = _Restorer(text, shell_text, origin, positions, locate)
+    found = shell.extract(path, shell_text, locate)
+    return [
+        deployment.enclosed(
+            replace(
+                invocation,
+                args=tuple(restore(token) for token in invocation.args),
+                repeated_entry=tuple(restore(token) for token in invocation.repeated_entry),
+            ),
+            KIND,
+        )
+        for invocation in found
+    ]
+
+
+def _split_words(text: _Text) -> list[Token]:
+    """``str.split()``: words separated by literal white space, quotes kept as written."""
+    words: list[Token] = []
+    current: list[int] = []
+    for index, char in enumerate([*text.chars, " "]):
+        if index < len(text.chars) and not (char.isspace() and text.units[index] == 0):
+            current.append(index)
+            continue
+        if current:
+            words.append(_word_token(text, current))
+            current = []
+    return words
+
+
+def _word_token(text: _Text, indexes: Sequence[int]) -> Token:
+    chars = "".join(text.chars[index] for index in indexes)
+    literal = not any(text.units[index] for index in indexes)
+    gathered = len({text.parts[index] for index in indexes}) > 1
+    if not text.exact:
+        assert text.end is not None
+        positions = (text.positions[indexes[0]],) * len(chars) + (text.end,)
+        return Token(chars, positions, literal, gathered=gathered)
+    last = text.positions[indexes[-1]]
+    ending = Pos(last.line, last.column + 1)
+    at = tuple(text.positions[index] for index in indexes)
+    return Token(chars, (*at, ending), literal, gathered=gathered)
+
+
+def _shell_source(text: _Text) -> tuple[str, list[int]]:
+    """The text the shell parser reads, each unresolved unit replaced by ``_PLACEHOLDER``, and
+    for each of its characters (and its end) the index of the character of ``text`` it stands
+    for."""
+    chars: list[str] = []
+    origin: list[int] = []
+    index = 0
+    units = text.units
+    while index < len(units):
+        unit = units[index]
+        if unit == 0:
+            chars.append(text.chars[index])
+            origin.append(index)
+            index += 1
+            continue
+        chars.extend(_PLACEHOLDER)
+        origin.extend([index] * len(_PLACEHOLDER))
+        while index < len(units) and units[index] == unit:
+            index += 1
+    origin.append(len(units))
+    return "".join(chars), origin
+
+
+class _Restorer:
+    """Gives the shell's words back their unresolved parts as written (``{model}`` rather
+    than the placeholder), non-literal; marks words made of several literals as gathered; and
+    gives every word of an f-string that could not be placed the f-string's whole span."""
+
+    def __init__(
+        self,
+        text: _Text,
+        shell_text: str,
+        origin: list[int],
+        positions: list[Pos],
+        locate: Locator,
+    ) -> None:
+        self.text = text
+        self.shell_text = shell_text
+        self.origin = origin
+        self.positions = positions
+        self.locate = locate
+
+    def __call__(self, token: Token) -> Token:
+        if token.locator is not self.locate:
+            return token  # read through a nested shell: left as that shell made it
+        text, origin, positions = self.text, self.origin, self.positions
+        chars: list[str] = []
+        at: list[Pos] = []
+        parts: set[int] = set()
+        unresolved = False
+        previous_unit = 0
+        for char, offset in zip(token.text, token.offsets):
+            index = origin[min(offset, len(origin) - 1)]
+            unit = text.units[index] if index < len(text.units) else 0
+            if index < len(text.parts):
+                parts.add(text.parts[index])
+            if unit and unit == previous_unit:
+                continue
+            previous_unit = unit
+            if not unit:
+                chars.append(char)
+                at.append(positions[index])
+                continue
+            unresolved = True
+            stop = index
+            while stop < len(text.units) and text.units[stop] == unit:
+                chars.append(text.chars[stop])
+                at.append(positions[stop])
+                stop += 1
+        gathered = len(parts) > 1
+        end = self.end(token)
+        if not unresolved and not gathered and text.exact and end == token.pos(-1):
+            return token
+        written = "".join(chars)
+        literal = token.literal and not unresolved
+        if not text.exact:
+            assert text.end is not None
+            start = at[0] if at else end
+            return Token(written, (start,) * len(written) + (text.end,), literal, gathered=gathered)
+        return Token(written, (*at, end), literal, token.condition, gathered)
+
+    def end(self, token: Token) -> Pos:
+        """Where ``token`` ends: where the shell put its end when that is in the literal of its
+        last character, else just after that character (the next one is written elsewhere)."""
+        origin, parts = self.origin, self.text.parts
+        stop = token.offsets[-1]
+        if stop == 0 or not token.text:
+            return self.locate(stop)
+        last = origin[min(stop - 1, len(origin) - 1)]
+        following = origin[min(stop, len(origin) - 1)]
+        units = self.text.units
+        if last < len(units) and units[last]:  # an unresolved unit ends with its last character
+            while last + 1 < len(units) and units[last + 1] == units[last]:
+                last += 1
+            following = last + 1
+        if following >= len(parts) or last >= len(parts) or parts[following] == parts[last]:
+            return self.locate(stop)
+        before = self.positions[last]
+        return Pos(before.line, before.column + 1)
+
+
+def _unparsed(node: ast.expr) -> str:
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):  # (ast.unparse only prints; it never runs code)
+        return "..."
+
+
+# -- Ray Serve LLM ---------------------------------------------------------------------------
+#
+# ``LLMConfig`` is ``ray.serve.llm.LLMConfig`` (Ray 2.43+; defined in ray-project/ray
+# ``python/ray/llm/_internal/serve/configs/server_models.py`` and re-exported by
+# ``python/ray/serve/llm/__init__.py`` and ``ray.serve.llm.configs``).  Ray builds the vLLM
+# engine from it as ``vlint.extract.ray_serve`` describes for the YAML form: the model is
+# ``model_loading_config.model_source``, else ``model_id``, and ``engine_kwargs`` are
+# ``AsyncEngineArgs`` keywords (frontend options and ``disable_log_requests`` excepted); the
+# ``runtime_env`` ``env_vars`` are the engine's environment.
+
+_RAY_CONFIGS = frozenset(
+    {
+        "ray.serve.llm.LLMConfig",
+        "ray.serve.llm.configs.LLMConfig",
+        "ray.llm._internal.serve.configs.server_models.LLMConfig",
+    }
+)
+
+
+def _ray_config(path: str, source: Source, node: ast.Call) -> Invocation | None:
+    """``LLMConfig(model_loading_config=..., engine_kwargs=...)`` as
+    ``AsyncEngineArgs(model=..., **engine_kwargs)`` of the vLLM Ray runs."""
+    given = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
+    loading, engine = given.get("model_loading_config"), given.get("engine_kwargs")
+    if loading is None and engine is None:
+        return None
+    keywords: list[Keyword] = []
+    unpacked = any(keyword.arg is None for keyword in node.keywords)
+    if loading is not None:
+        entries, _ = _mapping_entries(source, loading)
+        model = _ray_model(source, entries)
+        if model is not None:
+            keywords.append(model)
+    if engine is not None:
+        entries, rest = _mapping_entries(source, engine)
+        unpacked = unpacked or rest
+        frontend = ray_serve._frontend_keys()  # (shared with the YAML form; private there)
+        for name, value in entries:
+            if name.text in frontend or name.text in ray_serve._RAY_REWRITES:
+                continue
+            keywords.append(_keyword(source, name, value))
+    return Invocation(
+        path=path,
+        origin=(KIND,),
+        style="python",
+        anchor=source.span(node.func),
+        callee=ray_serve.CALLEE,
+        keywords=tuple(keywords),
+        has_unpacked_kwargs=unpacked,
+        deployment=Deployment(env=_ray_env(source, given.get("runtime_env"))),
+    )
+
+
+def _ray_model(source: Source, entries: list[tuple[Token, ast.expr]]) -> Keyword | None:
+    """``model``, from ``model_source`` or else ``model_id``: its name token on that key."""
+    for key in ("model_source", "model_id"):
+        for name, value in entries:
+            if name.text == key and isinstance(value, ast.Constant) and isinstance(
+                value.value, str
+            ):
+                start, end = name.pos(0), name.pos(len(name.text))
+                return _keyword(source, Token("model", (start,) * 5 + (end,)), value)
+    return None
+
+
+def _ray_env(source: Source, runtime_env: ast.expr | None) -> dict[str, EnvVar]:
+    if runtime_env is None:
+        return {}
+    entries, _ = _mapping_entries(source, runtime_env)
+    for name, value in entries:
+        if name.text != "env_vars":
+            continue
+        variables, _ = _mapping_entries(source, value)
+        return deployment.environment(
+            deployment.named(key, string_token(source, item))
+            for key, item in variables
+            if isinstance(item, ast.Constant) and isinstance(item.value, str)
+        )
+    return {}
+
+
+def _mapping_entries(
+    source: Source, node: ast.expr
+) -> tuple[list[tuple[Token, ast.expr]], bool]:
+    """The entries of ``dict(k=v, ...)``, ``{"k": v, ...}`` or ``SomeConfig(k=v, ...)``, each
+    key as a token at its place; True when some entries cannot be read (``**rest``, a key that
+    is not a literal string, anything else than such a mapping)."""
+    if isinstance(node, ast.Dict):
+        entries: list[tuple[Token, ast.expr]] = []
+        rest = False
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                entries.append((string_token(source, key), value))
+            else:
+                rest = True
+        return entries, rest
+    if isinstance(node, ast.Call) and not node.args:
+        named = [keyword for keyword in node.keywords if keyword.arg is not None]
+        rest = len(named) != len(node.keywords)
+        return [(_keyword_name(source, keyword), keyword.value) for keyword in named], rest
+    return [], True
+
+
+def _keyword_name(source: Source, keyword: ast.keyword) -> Token:
+    assert keyword.arg is not None
+    start = source.start(keyword)
+    columns = range(start.column, start.column + len(keyword.arg) + 1)
+    return Token(keyword.arg, tuple(Pos(start.line, column) for column in columns))

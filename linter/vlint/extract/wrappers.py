@@ -51,7 +51,8 @@ class Wrapper:
     dash (``-np``: Open MPI, Hydra); ``assignments`` whether ``NAME=VALUE`` words set the
     command's environment (``env``, and ``sudo`` among its options); ``no_command`` flags after
     which nothing is run (``taskset -p`` changes a running process); ``final`` options that
-    end the options (``env -S STRING``: env reads the string's words in their place).
+    end the options (``env -S STRING``: env reads the string's words in their place);
+    ``lone_dash`` whether a ``-`` word is an option (``env -``, the same as ``env -i``).
     """
 
     valued: frozenset[str] = frozenset()
@@ -63,6 +64,7 @@ class Wrapper:
     assignments: bool = False
     no_command: frozenset[str] = frozenset()
     final: frozenset[str] = frozenset()
+    lone_dash: bool = False
 
 
 # -- the tables ------------------------------------------------------------------------------
@@ -224,7 +226,7 @@ WRAPPERS: dict[str, tuple[Wrapper, ...]] = {
     "exec": (Wrapper(_EXEC),),
     "time": (Wrapper(_TIME),),
     "command": (Wrapper(no_command=_COMMAND_PRINTS),),
-    "env": (Wrapper(_ENV, assignments=True, final=_ENV_SPLIT),),
+    "env": (Wrapper(_ENV, assignments=True, final=_ENV_SPLIT, lone_dash=True),),
     "sudo": (Wrapper(_SUDO, assignments=True),),
     "nice": (Wrapper(_NICE),),
     "timeout": (Wrapper(_TIMEOUT, operands=1),),
@@ -272,6 +274,10 @@ def _read_options(
             return index + 1
         if assignments is not None and _is_assignment(text):
             assignments.append(word)
+            index += 1
+            continue
+        if text == "-" and wrapper.lone_dash:
+            options.append(Option(text, None))
             index += 1
             continue
         if not text.startswith("-") or text == "-":

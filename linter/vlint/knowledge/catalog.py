@@ -117,6 +117,12 @@ class Release:
             allow_abbrev=bool(data.get("parser", {}).get("allow_abbrev", True)),
         )
 
+    def ships_module(self, module: str) -> bool | None:
+        """Whether the release's package has ``module`` (``vllm.entrypoints.api_server``), as
+        the generator found it in the release's sources; None where the data does not say."""
+        modules: Mapping[str, bool] = self.raw.get("modules") or {}
+        return modules.get(module)
+
     @cached_property
     def types(self) -> Mapping[str, Mapping[str, Any]]:
         types: Mapping[str, Mapping[str, Any]] = self.raw.get("types", {})

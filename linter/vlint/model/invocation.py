@@ -143,6 +143,12 @@ class Invocation:
         return {name: variable.value for name, variable in self.deployment.env.items()}
 
     @cached_property
+    def arg_indexes(self) -> Mapping[int, int]:
+        """Each argument's index in ``args``, by the ``id`` of its token (a rule asking where a
+        use's token sits, for every use, stays linear)."""
+        return {id(token): index for index, token in enumerate(self.args)}
+
+    @cached_property
     def env_names(self) -> Mapping[str, Span]:
         """Where each variable's name is written (absent for names that cannot be placed)."""
         return {

@@ -26,14 +26,17 @@ class Token:
 
     ``condition`` names the shell variable a word depends on when it was written inside
     ``${VAR:+...}`` and ``VAR`` is not known: the word is passed only when ``VAR`` is set
-    (None for every other token).
+    (None for every other token).  ``gathered`` is true for a token whose characters were
+    written in more than one place (``--port=$PORT``, with ``PORT`` assigned above): no one
+    stretch of the file holds it, so no edit may replace it whole.
     """
 
-    __slots__ = ("_locate", "_offsets", "_positions", "condition", "literal", "text")
+    __slots__ = ("_locate", "_offsets", "_positions", "condition", "gathered", "literal", "text")
 
     text: str
     literal: bool
     condition: str | None
+    gathered: bool
     _locate: Locator
     _offsets: Sequence[int]
     _positions: tuple[Pos, ...] | None
@@ -44,9 +47,10 @@ class Token:
         positions: Sequence[Pos],
         literal: bool = True,
         condition: str | None = None,
+        gathered: bool = False,
     ) -> None:
         explicit = tuple(positions)
-        self._init(text, range(len(explicit)), explicit.__getitem__, literal, condition)
+        self._init(text, range(len(explicit)), explicit.__getitem__, literal, condition, gathered)
         object.__setattr__(self, "_positions", explicit)
 
     def _init(
@@ -56,6 +60,7 @@ class Token:
         locate: Locator,
         literal: bool,
         condition: str | None = None,
+        gathered: bool = False,
     ) -> None:
         if len(offsets) != len(text) + 1:
             raise ValueError(f"token {text!r} needs {len(text) + 1} positions")
@@ -63,6 +68,7 @@ class Token:
         put(self, "text", text)
         put(self, "literal", literal)
         put(self, "condition", condition)
+        put(self, "gathered", gathered)
         put(self, "_locate", locate)
         put(self, "_offsets", offsets)
         put(self, "_positions", None)
@@ -75,11 +81,12 @@ class Token:
         locate: Locator,
         literal: bool = True,
         condition: str | None = None,
+        gathered: bool = False,
     ) -> Token:
         """A token whose character ``i`` sits at ``offsets[i]`` of a located text (and its end at
         ``offsets[-1]``)."""
         token = cls.__new__(cls)
-        token._init(text, offsets, locate, literal, condition)
+        token._init(text, offsets, locate, literal, condition, gathered)
         return token
 
     @classmethod
@@ -90,9 +97,12 @@ class Token:
         locate: Locator,
         literal: bool = True,
         condition: str | None = None,
+        gathered: bool = False,
     ) -> Token:
         """A token whose characters are contiguous in the located text from ``start``."""
-        return cls.at(text, range(start, start + len(text) + 1), locate, literal, condition)
+        return cls.at(
+            text, range(start, start + len(text) + 1), locate, literal, condition, gathered
+        )
 
     @property
     def offsets(self) -> Sequence[int]:
@@ -162,11 +172,12 @@ class Token:
             self._locate,
             self.literal,
             self.condition,
+            self.gathered,
         )
 
     def with_text(self, text: str, literal: bool) -> Token:
         """The same positions for another text of the same length (a masked or restored one)."""
-        return Token.at(text, self._offsets, self._locate, literal, self.condition)
+        return Token.at(text, self._offsets, self._locate, literal, self.condition, self.gathered)
 
     def moved(self, move: Callable[[Pos], Pos]) -> Token:
         """This token with every position mapped through ``move`` (into an enclosing file)."""
@@ -175,7 +186,9 @@ class Token:
         def moved_locate(offset: int) -> Pos:
             return move(locate(offset))
 
-        return Token.at(self.text, self._offsets, moved_locate, self.literal, self.condition)
+        return Token.at(
+            self.text, self._offsets, moved_locate, self.literal, self.condition, self.gathered
+        )
 
     def _key(self) -> tuple[str, bool, tuple[Pos, ...], str | None]:
         return self.text, self.literal, self.positions, self.condition
@@ -198,12 +211,14 @@ class Token:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Token is immutable: cannot set {name!r}")
 
-    def __reduce__(self) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool, str | None]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool, str | None, bool]]:
         # A locator may be a closure (nesting composes them): a copy keeps the positions.
-        return Token, (self.text, self.positions, self.literal, self.condition)
+        return Token, (self.text, self.positions, self.literal, self.condition, self.gathered)
 
 
-Entry = Literal["serve", "api_server"]
+Entry = Literal["serve", "api_server", "demo_server"]
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,11 @@ class Resolution:
 def resolve(invocation: Invocation, release: Release) -> Resolution:
     if invocation.style == "python":
         return _resolve_keywords(invocation, release)
-    parser = release.parser(invocation.entry) or release.parser("serve")
+    parser = release.parser(invocation.entry)
+    if parser is None and invocation.entry != "demo_server":
+        parser = release.parser("serve")
+    # (The demo server's own parser or none: a release without the module refuses the launch
+    # whole, VL408, and reading it as `vllm serve` would report flags it never parses.)
     resolution = Resolution(release, invocation, parser)
     if parser is None:
         return resolution

@@ -105,7 +105,8 @@ def summary(report: Report) -> list[str]:
 
 def by_kind_line(report: Report) -> str:
     """``vLLM invocations by file kind: 5 compose, 4 shell, 3 markdown.``"""
-    counts = ", ".join(f"{count} {kind}" for kind, count in kinds_by_count(report.invocations_by_kind))
+    by_kind = kinds_by_count(report.invocations_by_kind)
+    counts = ", ".join(f"{count} {kind}" for kind, count in by_kind)
     return f"vLLM invocations by file kind: {counts}."
 
 

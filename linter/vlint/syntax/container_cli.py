@@ -62,12 +62,19 @@ class OptionTable:
 
 @dataclass(frozen=True)
 class Option:
-    """One option as written: its long name, where its name is, and its value (None for a flag
-    without ``=value``)."""
+    """One option as written: its long name, the word that holds it and where in that word its
+    name is (``start``/``end``), and its value (None for a flag without ``=value``)."""
 
     name: str
-    span: Span
+    word: Token
+    start: int
+    end: int
     value: Token | None
+
+    @property
+    def span(self) -> Span:
+        """Where the option's name is written (made when asked: most are never reported)."""
+        return self.word.sub_span(self.start, self.end)
 
 
 @dataclass(frozen=True)
@@ -251,17 +258,17 @@ def _long(
 ) -> int | None:
     word = words[index]
     name, equals, _ = word.text.partition("=")
-    span = word.sub_span(0, len(name))
+    size = len(name)
     if equals:
         if name not in table.valued and name not in table.flags and name not in table.optional:
             return None
-        options.append(Option(table.name(name), span, word.slice(len(name) + 1)))
+        options.append(Option(table.name(name), word, 0, size, word.slice(size + 1)))
         return 1
     if name in table.flags or name in table.optional:
-        options.append(Option(table.name(name), span, None))
+        options.append(Option(table.name(name), word, 0, size, None))
         return 1
     if name in table.valued and index + 1 < len(words):
-        options.append(Option(table.name(name), span, words[index + 1]))
+        options.append(Option(table.name(name), word, 0, size, words[index + 1]))
         return 2
     return None
 
@@ -273,12 +280,12 @@ def _short(
     text = word.text
     for offset in range(1, len(text)):
         letter = f"-{text[offset]}"
-        span = word.sub_span(offset, offset + 1)
+        name = table.name(letter)
         if letter in table.flags:
             if text[offset + 1 : offset + 2] == "=":
-                options.append(Option(table.name(letter), span, word.slice(offset + 2)))
+                options.append(Option(name, word, offset, offset + 1, word.slice(offset + 2)))
                 return 1
-            options.append(Option(table.name(letter), span, None))
+            options.append(Option(name, word, offset, offset + 1, None))
             continue
         if letter not in table.valued:
             return None
@@ -286,10 +293,10 @@ def _short(
         if text[rest : rest + 1] == "=":
             rest += 1
         if rest < len(text):
-            options.append(Option(table.name(letter), span, word.slice(rest)))
+            options.append(Option(name, word, offset, offset + 1, word.slice(rest)))
             return 1
         if index + 1 < len(words):
-            options.append(Option(table.name(letter), span, words[index + 1]))
+            options.append(Option(name, word, offset, offset + 1, words[index + 1]))
             return 2
         return None
     return 1

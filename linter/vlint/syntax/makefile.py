@@ -16,7 +16,8 @@ https://www.gnu.org/software/make/manual/html_node/Recipes.html, and ``src/read.
 - every other ``$`` reference (``$(VAR)``, ``${VAR}``, ``$(shell ...)``, ``$@``, ``$<``) is
   expanded by Make: its characters are flagged not literal (vlint does not resolve Make
   variables);
-- ``define ... endef`` blocks are variable values, never recipes.
+- ``define ... endef`` blocks are variable values, never recipes;
+- ``export NAME = value`` puts the variable in every recipe's environment.
 
 A rule's recipe lines become one text, one line each, so a command that ends its line before a
 line of flags is seen as such.  Make runs each line in its own shell (all lines in one with
@@ -34,13 +35,14 @@ from dataclasses import dataclass
 from vlint.model import LineIndex, Locator
 from vlint.syntax.lines import Chars
 
-__all__ = ["Recipe", "recipes"]
+__all__ = ["Makefile", "Recipe", "read", "recipes"]
 
 _CONDITIONAL = re.compile(r"[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _DEFINE = re.compile(r"[ \t]*((override|export|private)[ \t]+)*define\b")
 _ENDEF = re.compile(r"[ \t]*endef\b")
 _RECIPE_PREFIX_VAR = re.compile(r"[ \t]*\.RECIPEPREFIX[ \t]*[:?+!]*=[ \t]*")
 _MAKE_PREFIXES = " \t@-+"
+_EXPORT = re.compile(r"[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(:{0,3}=|[?+!]=)[ \t]*")
 _OPENERS = {"(": ")", "{": "}"}
 
 
@@ -57,11 +59,27 @@ class _Line:
     text: str  # without the line break (and a ``\\r`` before it)
 
 
+@dataclass(frozen=True)
+class Makefile:
+    """The recipes, in order, and the variables ``export NAME = value`` puts in the environment
+    of every recipe (name, value; the last one of a name wins, as Make reads the whole file
+    before it runs a recipe)."""
+
+    recipes: tuple[Recipe, ...]
+    exports: tuple[tuple[Chars, Chars], ...]
+
+
 def recipes(text: str, locate: Locator | None = None) -> list[Recipe]:
     """Every recipe of the makefile ``text``, in order."""
+    return list(read(text, locate).recipes)
+
+
+def read(text: str, locate: Locator | None = None) -> Makefile:
+    """The recipes and exported variables of the makefile ``text``."""
     locate = locate or LineIndex.of(text).locate
     lines = list(_lines(text))
     found: list[Recipe] = []
+    exports: list[tuple[Chars, Chars]] = []
     prefix = "\t"
     in_rule = False
     defines = 0
@@ -96,6 +114,10 @@ def recipes(text: str, locate: Locator | None = None) -> list[Recipe]:
         if _DEFINE.match(logical.text):
             defines = 1
             continue
+        exported = _export(logical, locate)
+        if exported is not None:
+            exports.append(exported)
+            continue
         prefix_var = _RECIPE_PREFIX_VAR.match(logical.text)
         if prefix_var is not None:
             value = _uncommented(logical.text)[prefix_var.end() :]
@@ -110,7 +132,23 @@ def recipes(text: str, locate: Locator | None = None) -> list[Recipe]:
             if command is not None:
                 current.append(command)
     close()
-    return found
+    return Makefile(tuple(found), tuple(exports))
+
+
+def _export(logical: _Logical, locate: Locator) -> tuple[Chars, Chars] | None:
+    """``export NAME = value`` (``:=``, ``::=``, ``?=`` too): the name and the value as the
+    environment gets it (``$$`` as ``$``; Make's references, and values Make appends to or
+    computes, ``+=`` and ``!=``, not literal)."""
+    match = _EXPORT.match(logical.text)
+    if match is None:
+        return None
+    end = len(_uncommented(logical.text).rstrip(" \t"))
+    start = min(match.end(), end)
+    value, offsets, literal = _command(logical.text[start:end], logical.offsets[start : end + 1])
+    if match.group(2) in ("+=", "!="):
+        literal = [False] * len(literal)
+    name = Chars.at(match.group(1), logical.offsets[match.start(1) : match.end(1) + 1], locate)
+    return name, Chars.at(value, offsets, locate, literal)
 
 
 def _lines(text: str) -> Iterator[_Line]:

@@ -4,8 +4,9 @@ A notebook is JSON (nbformat 4: https://nbformat.readthedocs.io/en/latest/format
 nbformat 3 keeps its cells under ``worksheets`` and a code cell's text under ``input``).  A
 cell's ``source`` is one string or a list of strings (its lines), and JSON escapes make one
 character of the text several characters of the file (``\\n``, ``\\"``, ``\\u00e9``, a surrogate
-pair ``\\ud83d\\ude00``).  ``json.loads`` loses positions, so the file is read by a small
-iterative parser that records where every string starts, and each source string's offset map is
+pair ``\\ud83d\\ude00``).  ``json.loads`` loses positions, so the way to each cell's text is
+read by a small iterative parser that records where each string starts (the rest, outputs and
+metadata, is decoded by the standard library's scanner), and each source string's offset map is
 built by scanning its raw literal, as ruff's notebook index maps cells back to the file
 (ruff ``crates/ruff_notebook/src/index.rs``).
 
@@ -37,9 +38,14 @@ MAX_DEPTH = 200  # JSON nesting; a notebook nests about six deep
 _BLANK = re.compile(r"[ \t\n\r]*")
 # The members read with positions (the way to each cell's text).
 _POSITIONAL = frozenset({"cells", "worksheets", "source", "input"})
-_SCAN = make_scanner(JSONDecoder(strict=True))  # the C scanner where there is one
+# The standard library's scanner (its C one where there is one): ``_SCAN(text, offset)`` is the
+# value at ``offset`` and the offset after it.  (typeshed types its argument as the scanner.)
+_SCAN: Callable[[str, int], tuple[object, int]] = make_scanner(
+    JSONDecoder(strict=True)  # type: ignore[arg-type]
+)
 _SHELL_MAGICS = frozenset({"bash", "sh"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_SCRIPT_OPTIONS_WITH_VALUE = frozenset({"--out", "--err", "--proc"})
 # Cell magics whose body IPython runs as Python.
 _PYTHON_BODY_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _ENV_MAGICS = frozenset({"env", "set_env"})
@@ -243,12 +249,12 @@ def _source(text: str, source: object, locate: Locator) -> Chars | None:
         return None
     offsets: list[int] = []
     for part in strings:
-        offsets.extend(string_offsets(text, part))
+        offsets.extend(_string_offsets(text, part))
     offsets.append(strings[-1].end - 1)  # the text ends at the last closing quote
     return Chars.at("".join(strings), offsets, locate)
 
 
-def string_offsets(text: str, value: JsonString) -> list[int]:
+def _string_offsets(text: str, value: JsonString) -> list[int]:
     """The file offset of each character of a JSON string, scanned from its raw literal."""
     offsets: list[int] = []
     index, stop = value.start + 1, value.end - 1
@@ -290,9 +296,7 @@ def ipython(cell: Chars) -> CodeCell:
         name = magic.group(1) if magic else ""
         words = first.split()
         body = cell.slice(min(first_end + 1, len(text)))
-        if name in _SHELL_MAGICS or (
-            name == "script" and len(words) > 1 and words[1].rsplit("/", 1)[-1] in _SHELLS
-        ):
+        if name in _SHELL_MAGICS or (name == "script" and _script_program(words) in _SHELLS):
             return CodeCell(None, (body,), ())
         if name in ("writefile", "file") and len(words) > 1:
             target = words[-1].lower()
@@ -307,6 +311,14 @@ def ipython(cell: Chars) -> CodeCell:
         return CodeCell(_masked(cell, [(0, first_end), *masks]), tuple(shell), tuple(env))
     masks, shell, env = _escapes(cell, 0)
     return CodeCell(_masked(cell, masks), tuple(shell), tuple(env))
+
+
+def _script_program(words: Sequence[str]) -> str:
+    """The program of ``%%script [--bg] [--out OUT] [--err ERR] [--proc PROC] PROGRAM ...``."""
+    index = 1
+    while index < len(words) and words[index].startswith("-"):
+        index += 2 if words[index] in _SCRIPT_OPTIONS_WITH_VALUE else 1
+    return words[index].rsplit("/", 1)[-1] if index < len(words) else ""
 
 
 def _escapes(

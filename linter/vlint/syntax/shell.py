@@ -104,6 +104,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _MAX_VALUE = 16_384  # characters in one variable's value (all elements of an array)
 _EXPANSION_BUDGET = 262_144  # characters copied out of variables in one script
 _MAX_EVAL = 4  # ``eval`` inside ``eval`` ...
+_EVAL_COST = 256  # what reading an ``eval``'s text again costs from the budget, beyond its size
 _MAX_NESTED_EXPANSION = 8  # ``${A:+${B:+...}}``
 _MAX_LOOP_DEPTH = 16  # loops inside loops whose assignments are looked for
 _MAX_CLOBBERED = 1_024  # names assigned by function bodies that a call forgets one by one
@@ -114,7 +115,9 @@ _SPLIT = 2  # white space from an unquoted expansion: it separates words
 _BREAK = 4  # no character: the boundary between two elements of ``"${ARRAY[@]}"``
 _KEEP = 8  # no character: a quoted part, which makes a word even when it is empty
 _EXPANDED = 16  # copied out of a variable's value
-_SENTINELS = _BREAK | _KEEP
+_FLAGS = 31  # the bits above say where the character was written: a number for each word
+_PLACE_SHIFT = 5
+_KEPT = ~(_SPLIT | _BREAK | _KEEP | _EXPANDED)  # what a word keeps of its characters' marks
 _IFS_WHITE = frozenset(" \t\n")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Statement-level places where ``NAME=value`` assigns a shell variable.
@@ -198,6 +201,11 @@ class _Field:
         return not any(mark & _UNKNOWN for mark in self.marks)
 
     @property
+    def gathered(self) -> bool:
+        """Whether the characters were written in more than one place."""
+        return len({mark >> _PLACE_SHIFT for mark in self.marks}) > 1
+
+    @property
     def known(self) -> bool:
         """Whether some character other than white space is known."""
         return any(
@@ -212,11 +220,11 @@ class _Field:
 
     def token(self, locate: Locator) -> Token:
         offsets, text, end = self.offsets, self.chars, self.end
-        literal, condition = self.literal, self.condition()
+        literal, condition, gathered = self.literal, self.condition(), self.gathered
         first = offsets[0] if offsets else end
         if end - first == len(offsets) and offsets == tuple(range(first, end)):
-            return Token.located(text, first, locate, literal, condition)
-        return Token.at(text, (*offsets, end), locate, literal, condition)
+            return Token.located(text, first, locate, literal, condition, gathered)
+        return Token.at(text, (*offsets, end), locate, literal, condition, gathered)
 
     def __add__(self, other: _Field) -> _Field:
         conditions = None
@@ -251,6 +259,12 @@ class _Variables:
     values: dict[str, _Value] = field(default_factory=dict)
     budget: int = _EXPANSION_BUDGET
     ifs_assigned: bool = False
+    places: int = 0
+
+    def place(self) -> int:
+        """The marks of the characters of a new word, written in a new place."""
+        self.places += 1
+        return self.places << _PLACE_SHIFT
 
 
 @dataclass(frozen=True)
@@ -266,9 +280,10 @@ class _Origin:
 class _Word:
     """Accumulates the characters of one word with the script offset and marks of each."""
 
-    def __init__(self, text: str, origin: _Origin | None = None) -> None:
+    def __init__(self, text: str, origin: _Origin | None = None, place: int = 0) -> None:
         self.source = text
         self.origin = origin
+        self.place = place
         self.chars: list[str] = []
         self.offsets: list[int] = []
         self.marks: list[int] = []
@@ -277,9 +292,18 @@ class _Word:
         # each character depends on ``condition``.
         self.split_blanks = False
         self.condition: str | None = None
+        self.extra = 0  # marks every character gets (``_EXPANDED`` inside ``${VAR:+...}``)
 
     def emit(self, char: str, offset: int, mark: int = 0) -> None:
+        mark |= self.extra
         origin = self.origin
+        if origin is None:
+            mark |= self.place
+            if self.condition is None and self.conditions is None:
+                self.chars.append(char)
+                self.offsets.append(offset)
+                self.marks.append(mark)
+                return
         condition = None
         if origin is not None:
             mark |= origin.marks[offset] if offset < len(origin.marks) else 0
@@ -352,10 +376,25 @@ class _Word:
         assignment (where elements of ``"${A[@]}"`` are joined by a space and nothing splits).
         ``end`` is the script offset where the written word ends."""
         chars, offsets, marks, conditions = self.chars, self.offsets, self.marks, self.conditions
-        if not any(marks):
+        combined = 0
+        for mark in marks:
+            combined |= mark
+        if not combined & _FLAGS and conditions is None:
             if split and not chars:  # expansions that made nothing make no word
                 return []
             return [_Field("".join(chars), tuple(offsets), tuple(marks), None, end)]
+        if combined & _FLAGS == _KEEP and conditions is None:
+            # Quoted, nothing expanded: one word, without the sentinels.
+            kept = [index for index, mark in enumerate(marks) if not mark & _KEEP]
+            return [
+                _Field(
+                    "".join(chars),
+                    tuple(offsets[index] for index in kept),
+                    tuple(marks[index] for index in kept),
+                    None,
+                    end,
+                )
+            ]
         found: list[_Field] = []
         collected: list[int] = []
         present = False  # a quoted part: the word exists even if it is empty
@@ -372,7 +411,7 @@ class _Word:
                 _Field(
                     "".join(chars[index] for index in collected),
                     tuple(offsets[index] for index in collected),
-                    tuple(marks[index] & _UNKNOWN for index in collected),
+                    tuple(marks[index] & _KEPT for index in collected),
                     None
                     if conditions is None
                     else tuple(conditions[index] for index in collected),
@@ -522,7 +561,10 @@ class _Builder:
         word that ends there ends: the next character may come from elsewhere)."""
         if self.origin is None or offset == 0:
             return self.out(offset)
-        return self.origin.offsets[offset - 1] + 1
+        offsets = self.origin.offsets
+        before, after = offsets[offset - 1], offsets[offset]
+        # Within a few characters (a closing quote, an escape): the same place.
+        return after if before < after <= before + 3 else before + 1
 
     def fields(self, nodes: Sequence[Node]) -> list[_Field]:
         """The words of argument nodes in source order, joining those split by continuations."""
@@ -544,7 +586,7 @@ class _Builder:
         return [found.token(self.locate) for found in self.fields(nodes)]
 
     def word(self, nodes: Sequence[Node]) -> list[_Field]:
-        word = _Word(self.text, self.origin)
+        word = _Word(self.text, self.origin, self.variables.place())
         for index, node in enumerate(nodes):
             is_last = index + 1 == len(nodes)
             # ``$"..."`` (a translated string) comes as a lone ``$`` node followed by the string.
@@ -555,7 +597,7 @@ class _Builder:
 
     def value(self, nodes: Sequence[Node], end: int) -> _Field:
         """An assignment's value: expanded, never split."""
-        word = _Word(self.text, self.origin)
+        word = _Word(self.text, self.origin, self.variables.place())
         for node in nodes:
             self.add(word, node)
         return word.fields(self.out_end(end), split=False)[0]
@@ -588,6 +630,14 @@ class _Builder:
 
     def expand(self, word: _Word, node: Node, start: int, end: int, quoted: bool) -> None:
         """A ``$NAME``/``${...}`` expansion: the variable's known value, or the text as written."""
+        # tree-sitter-bash starts a ``${...}`` node at the blanks before it inside quotes.
+        dollar = self.text.find("$", start, end)
+        if dollar > start:
+            if quoted:
+                word.double_quoted(start, dollar)
+            else:
+                word.bare(start, dollar)
+            start = dollar
         reference = _reference(node) if node.type in ("simple_expansion", "expansion") else None
         origin = self.origin
         if (
@@ -649,9 +699,10 @@ class _Builder:
         nodes = reference.words
         if not nodes:
             return
-        saved = word.split_blanks, word.condition
+        saved = word.split_blanks, word.condition, word.extra
         word.split_blanks = not quoted
         word.condition = condition or word.condition
+        word.extra = _EXPANDED
         self.nesting += 1
         try:
             cursor = self.range(nodes[0])[0]
@@ -666,7 +717,7 @@ class _Builder:
                 cursor = max(cursor, node_end)
         finally:
             self.nesting -= 1
-            word.split_blanks, word.condition = saved
+            word.split_blanks, word.condition, word.extra = saved
 
     def _inside(self, start: int, end: int, quote: str, opening: int) -> tuple[int, int]:
         closed = end - start > opening and self.text[end - 1] == quote
@@ -764,21 +815,27 @@ class _Walker:
         self.variables = builder.variables
         self.evals = evals
         self.regions: list[_Region] = []
+        self.bodies: list[_Region] = []  # the function bodies being walked
+        self.loops = 0  # the loops being walked
         self.functions: set[str] = set()
         self.clobbered: set[str] = set()
 
     def walk(self, tree: Tree) -> Iterator[ShellCommand]:
         cursor = tree.walk()
         depth = 0
+        # The nodes from the root to the current one (``Node.parent`` costs the depth).
+        path: list[Node | None] = []
         while True:
             node = cursor.node
+            del path[depth:]
+            path.append(node)
             descend = True
             if node is not None:
                 kind = node.type
+                parent = path[depth - 1] if depth else None
                 if kind in ("command", "declaration_command"):
-                    yield from self.command(node)
+                    yield from self.command(node, parent)
                 elif kind == "variable_assignment":
-                    parent = node.parent
                     parent_kind = parent.type if parent is not None else "program"
                     if parent_kind in _STATEMENT_PARENTS:
                         self.assign(node)
@@ -809,12 +866,14 @@ class _Walker:
         values = self.variables.values
         self.regions.append(region)
         if node.type == "function_definition":
-            name = node.child_by_field_name("name")
-            region.function = _node_text(name) if name is not None else ""
+            function = node.child_by_field_name("name")
+            region.function = _node_text(function) if function is not None else ""
             region.saved = values
             self.variables.values = {}
+            self.bodies.append(region)
         elif node.type in _LOOPS:
-            if sum(1 for open_region in self.regions if open_region.loop) > _MAX_LOOP_DEPTH:
+            self.loops += 1
+            if self.loops > _MAX_LOOP_DEPTH:
                 values.clear()
             else:
                 names, everything = self.assigned_within(node)
@@ -827,7 +886,10 @@ class _Walker:
         regions = self.regions
         while regions and regions[-1].depth >= depth:
             region = regions.pop()
+            self.loops -= region.loop
             if region.saved is not None:
+                self.bodies.pop()
+                # A function body runs when it is called: a call forgets what it assigns.
                 self.variables.values = region.saved
                 if region.function:
                     self.functions.add(region.function)
@@ -835,14 +897,13 @@ class _Walker:
                 if len(self.clobbered) > _MAX_CLOBBERED:
                     self.clobbered.clear()
                     self.variables.values.clear()
+                continue
             values = self.variables.values
             for name in region.assigned:
                 values.pop(name, None)
-            if regions:
+            if self.bodies:
                 # A function body's assignments are forgotten after any call of a function.
-                enclosing = next((r for r in reversed(regions) if r.saved is not None), None)
-                if enclosing is not None:
-                    enclosing.assigned |= region.assigned
+                self.bodies[-1].assigned |= region.assigned
 
     def assigned_within(self, node: Node) -> tuple[set[str], bool]:
         """The names a loop may assign (it runs again, so they are unknown in the whole loop),
@@ -951,7 +1012,7 @@ class _Walker:
 
     # Commands.
 
-    def command(self, node: Node) -> Iterator[ShellCommand]:
+    def command(self, node: Node, parent: Node | None) -> Iterator[ShellCommand]:
         builder = self.builder
         env: dict[str, Token] = {}
         names: dict[str, Span] = {}
@@ -971,7 +1032,7 @@ class _Walker:
             elif seen_name and (field_name == "argument" or declaration):
                 if child.type not in _REDIRECTS and child.type != "comment":
                     arguments.append(child)
-        stray, end_byte = _stray_arguments(node)
+        stray, end_byte = _stray_arguments(node, parent)
         fields = builder.fields(arguments + stray)
         start = builder.out(builder.char_at(node.start_byte))
         end = builder.out_end(builder.char_at(end_byte))
@@ -1043,6 +1104,11 @@ class _Walker:
                 conditions.extend(argument.conditions or (None,) * len(argument.chars))
         offsets.append(arguments[-1].end)
         text = "".join(chars)
+        cost = len(text) + _EVAL_COST
+        if cost > self.variables.budget:
+            self.variables.values.clear()  # not read: it may assign anything
+            return
+        self.variables.budget -= cost
         tree, char_at = _parse(text)
         outer = self.builder
         builder = _Builder(
@@ -1091,7 +1157,7 @@ def _prefix_assignment(builder: _Builder, node: Node) -> tuple[str, Token]:
     return builder.text[start:end], builder.value((), end).token(builder.locate)
 
 
-def _stray_arguments(node: Node) -> tuple[list[Node], int]:
+def _stray_arguments(node: Node, parent: Node | None) -> tuple[list[Node], int]:
     """Words tree-sitter-bash attaches to a trailing redirection although they are arguments.
 
     In ``cmd >log --port 8000`` the grammar gives the ``file_redirect`` three destinations and
@@ -1099,7 +1165,6 @@ def _stray_arguments(node: Node) -> tuple[list[Node], int]:
     Returns them with the byte where the command, redirections included, ends.
     """
     end = node.end_byte
-    parent = node.parent
     if parent is None or parent.type != "redirected_statement":
         return [], end
     body = parent.child_by_field_name("body")

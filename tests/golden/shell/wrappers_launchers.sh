@@ -23,14 +23,15 @@ timeout --kill-after=60 24h stdbuf -oL \
 
 # a launcher held in a variable
 LAUNCHER="srun --gpus 2"
-$LAUNCHER vllm serve "$MODEL" --host 0.0.0.0
+$LAUNCHER vllm serve Qwen/Qwen2.5-7B-Instruct --host 0.0.0.0
 
 # a Ray job: the entrypoint after --
 ray job submit --address http://127.0.0.1:8265 --working-dir . -- \
-  vllm serve "$MODEL" --host 127.0.0.1 --enable-chunked-prefill=False
+  vllm serve "$MODEL" --host 127.0.0.1 --swap-space 8
 
 # a clean environment: the API key set before env -i does not reach the server
-VLLM_API_KEY=secret env -i PATH=/usr/bin HOME=/home/vllm vllm serve "$MODEL" --host 0.0.0.0
+VLLM_API_KEY=secret env -i PATH=/usr/bin HOME=/home/vllm \
+  vllm serve Qwen/Qwen2.5-7B-Instruct --host 0.0.0.0
 
 # not launches
 timeout 5 curl -sf http://127.0.0.1:8000/health

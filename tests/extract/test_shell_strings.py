@@ -1,0 +1,268 @@
+"""Commands built in shell variables: strings, arrays, ``eval``, ``bash -c``, ``${VAR:+...}``.
+
+Every word of an expanded command must sit at the characters of the assignment where it was
+written; a variable vlint cannot be sure of stays as written (unresolved, never a guess).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from vlint.engine.lint import lint
+from vlint.extract.shell import extract, parse_words
+from vlint.model import Finding, Invocation, Pos, Span, Token
+from vlint.settings import Settings
+
+
+def launches(text: str) -> list[Invocation]:
+    return extract("run.sh", text)
+
+
+def args(invocation: Invocation) -> list[str]:
+    return [token.text for token in invocation.args]
+
+
+def arg(invocation: Invocation, text: str) -> Token:
+    return next(token for token in invocation.args if token.text == text)
+
+
+def at(line: int, start: int, end: int) -> Span:
+    return Span(Pos(line, start), Pos(line, end))
+
+
+BUILT = (
+    'CMD="vllm serve facebook/opt-125m --port 8000"\n'  # 1
+    'CMD="$CMD --max-model-len 4096"\n'  # 2
+    "eval $CMD\n"  # 3
+    'eval "$CMD"\n'  # 4
+    "$CMD\n"  # 5
+    'bash -c "$CMD"\n'  # 6
+    'sh -c "$CMD --dtype half"\n'  # 7
+)
+
+
+def test_a_command_built_in_two_assignments_is_read_at_every_use() -> None:
+    found = launches(BUILT)
+    assert len(found) == 5
+    for invocation in found[:4]:
+        assert args(invocation) == [
+            "facebook/opt-125m", "--port", "8000", "--max-model-len", "4096"
+        ]
+    assert args(found[4])[-2:] == ["--dtype", "half"]
+
+
+def test_expanded_words_sit_in_the_assignments_that_wrote_them() -> None:
+    for invocation in launches(BUILT)[:3]:  # eval $CMD, eval "$CMD", $CMD
+        assert arg(invocation, "facebook/opt-125m").span == at(1, 17, 34)
+        assert arg(invocation, "8000").span == at(1, 42, 46)
+        assert arg(invocation, "--max-model-len").span == at(2, 11, 26)
+        assert arg(invocation, "4096").span == at(2, 27, 31)
+        assert all(token.literal and not token.gathered for token in invocation.args[:5])
+    # Through ``bash -c`` every word starts where it was written.
+    for invocation in launches(BUILT)[3:]:
+        assert arg(invocation, "facebook/opt-125m").pos(0) == Pos(1, 17)
+        assert arg(invocation, "8000").pos(0) == Pos(1, 42)
+        assert arg(invocation, "--max-model-len").span == at(2, 11, 26)
+        assert arg(invocation, "4096").pos(0) == Pos(2, 27)
+
+
+def test_the_word_written_after_the_variable_keeps_its_own_place() -> None:
+    (*_, nested) = launches(BUILT)
+    assert arg(nested, "--dtype").span == at(7, 13, 20)
+    assert arg(nested, "half").span == at(7, 21, 25)
+
+
+def test_a_word_joined_from_two_assignments_is_gathered() -> None:
+    text = 'CMD="vllm serve m --max-model-len=40"\nCMD="${CMD}96"\n$CMD\n'
+    (invocation,) = launches(text)
+    joined = arg(invocation, "--max-model-len=4096")
+    assert joined.gathered
+    assert joined.pos(0) == Pos(1, 19)
+    assert joined.pos(16) == Pos(1, 35)  # "4"
+    assert joined.pos(18) == Pos(2, 12)  # "9", written in the second assignment
+    assert joined.span == Span(Pos(1, 19), Pos(2, 14))
+
+
+def test_a_value_assigned_above_its_use_gives_a_span_in_file_order() -> None:
+    text = "LEN=4096\nvllm serve m --max-model-len=$LEN\n"
+    (invocation,) = launches(text)
+    token = arg(invocation, "--max-model-len=4096")
+    assert token.gathered and token.literal
+    assert token.pos(0) == Pos(2, 14)
+    assert token.pos(16) == Pos(1, 5)
+    assert token.sub_span(16) == at(1, 5, 9)
+    assert token.span.start <= token.span.end
+
+
+def test_arrays_and_their_expansions() -> None:
+    text = (
+        "ARGS=(--tensor-parallel-size 2 \"--served-model-name\" 'a b')\n"  # 1
+        "ARGS+=(--max-model-len 8192)\n"  # 2
+        'vllm serve m "${ARGS[@]}"\n'  # 3
+        "vllm serve m ${ARGS[*]}\n"  # 4
+        "CMD=(vllm serve m --port 8000)\n"  # 5
+        '"${CMD[@]}" "${ARGS[1]}"\n'  # 6
+    )
+    quoted, unquoted, whole = launches(text)
+    assert args(quoted) == [
+        "m", "--tensor-parallel-size", "2", "--served-model-name", "a b", "--max-model-len",
+        "8192",
+    ]
+    assert args(unquoted)[4:6] == ["a", "b"]  # unquoted: the element is split again
+    assert args(whole) == ["m", "--port", "8000", "2"]
+    assert arg(quoted, "--tensor-parallel-size").span == at(1, 7, 29)
+    assert arg(quoted, "a b").span == at(1, 55, 58)
+    assert arg(quoted, "8192").span == at(2, 24, 28)
+    assert whole.anchor == at(5, 6, 16)
+    assert arg(whole, "2").span == at(1, 30, 31)
+
+
+def test_an_empty_array_makes_no_word() -> None:
+    (invocation,) = launches('EXTRA=()\nvllm serve m "${EXTRA[@]}" --port 1\n')
+    assert args(invocation) == ["m", "--port", "1"]
+
+
+def test_a_conditional_flag_is_kept_and_marked() -> None:
+    text = 'vllm serve m ${LORA:+--enable-lora --max-lora-rank 64} "${Q:+--quantization fp8}"\n'
+    (invocation,) = launches(text)
+    assert args(invocation) == [
+        "m", "--enable-lora", "--max-lora-rank", "64", "--quantization fp8"
+    ]
+    assert [token.condition for token in invocation.args] == [None, "LORA", "LORA", "LORA", "Q"]
+    assert arg(invocation, "--enable-lora").span == at(1, 22, 35)
+    assert arg(invocation, "64").span == at(1, 52, 54)
+
+
+def test_a_known_variable_decides_the_conditional_flag() -> None:
+    text = 'ON=1\nOFF=""\nvllm serve m ${ON:+--enforce-eager} ${OFF:+--trust-remote-code}\n'
+    (invocation,) = launches(text)
+    assert args(invocation) == ["m", "--enforce-eager"]
+    assert arg(invocation, "--enforce-eager").condition is None
+
+
+def test_defaults_of_known_and_unknown_variables() -> None:
+    text = 'TP=4\nEMPTY=""\nvllm serve m --tensor-parallel-size ${TP:-1} --port ${EMPTY:-80} ${X:-9}\n'
+    (invocation,) = launches(text)
+    assert args(invocation)[1:5] == ["--tensor-parallel-size", "4", "--port", "80"]
+    assert arg(invocation, "4").span == at(1, 4, 5)
+    assert arg(invocation, "80").span == at(3, 62, 64)
+    assert not arg(invocation, "${X:-9}").literal
+
+
+def test_an_assignment_in_a_branch_makes_the_variable_unknown_after_it() -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        'if [ -n "$BIG" ]; then CMD="$CMD --max-model-len 32768"; $CMD; fi\n'
+        "$CMD --port 1\n"
+        'MODEL="m"\n'
+        '[ -z "$FAST" ] && MODEL="other"\n'
+        "vllm serve $MODEL\n"
+    )
+    inside, = launches(text)[:1]
+    assert args(inside) == ["m", "--max-model-len", "32768"]
+    words = [command.words for command in parse_words(text)]
+    after = next(w for w in words if w[-1].text == "1")
+    assert after[0].text == "$CMD" and not after[0].literal
+    assert [w.text for w in words[-1]] == ["vllm", "serve", "$MODEL"]
+
+
+def test_a_loop_forgets_what_it_assigns_from_its_start() -> None:
+    text = (
+        'PORT=8000\nMODEL=m\n'
+        "for i in 1 2; do vllm serve $MODEL --port $PORT; PORT=8001; done\n"
+        "vllm serve $MODEL --port $PORT\n"
+    )
+    first, second = launches(text)
+    assert args(first) == ["m", "--port", "$PORT"]
+    assert args(second) == ["m", "--port", "$PORT"]
+    assert not arg(first, "$PORT").literal
+
+
+def test_functions_see_no_variable_and_a_call_forgets_what_they_assign() -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        "reset() { CMD=other; }\n"
+        "serve() { $CMD --port 1; }\n"
+        "$CMD --port 2\n"
+        "reset\n"
+        "$CMD --port 3\n"
+    )
+    commands = [[w.text for w in c.words] for c in parse_words(text)]
+    assert ["$CMD", "--port", "1"] in commands
+    assert ["vllm", "serve", "m", "--port", "2"] in commands
+    assert ["$CMD", "--port", "3"] in commands
+
+
+def test_a_value_that_is_not_literal_stays_unresolved() -> None:
+    text = 'CMD=$(make_cmd)\n$CMD --port 1\neval "$CMD"\nread -r NAME\nvllm serve $NAME\n'
+    commands = [[(w.text, w.literal) for w in c.words] for c in parse_words(text)]
+    assert commands[0] == [("$CMD", False), ("--port", True), ("1", True)]
+    assert [("vllm", True), ("serve", True), ("$NAME", False)] in commands
+    assert launches(text)[0].args[0].text == "$NAME"
+
+
+def test_a_partly_known_command_keeps_the_unknown_part_as_one_unresolved_word() -> None:
+    (invocation,) = launches('CMD="vllm serve $MODEL --port 8000"\n$CMD\n')
+    assert args(invocation) == ["$MODEL", "--port", "8000"]
+    assert not invocation.args[0].literal
+    assert invocation.args[0].span == at(1, 17, 23)
+
+
+def test_eval_reads_quotes_that_plain_expansion_keeps() -> None:
+    text = "CMD=\"vllm serve m --served-model-name 'a b'\"\neval $CMD\n$CMD\n"
+    evaluated, split = launches(text)
+    assert args(evaluated)[-1] == "a b"
+    assert arg(evaluated, "a b").sub_span(0) == at(1, 40, 43)
+    assert args(split)[-2:] == ["'a", "b'"]
+
+
+def test_eval_of_unknown_text_forgets_every_variable() -> None:
+    text = 'CMD="vllm serve m"\neval "$(conda shell.bash hook)"\n$CMD\n'
+    assert launches(text) == []
+
+
+def test_source_forgets_every_variable() -> None:
+    assert launches('CMD="vllm serve m"\nsource ./env.sh\n$CMD\n') == []
+
+
+def test_self_doubling_assignments_stay_bounded() -> None:
+    text = 'A="vllm serve m --port 1"\n' + 'A="$A $A"\n' * 10_000 + "$A\neval $A\n"
+    started = time.monotonic()
+    commands = parse_words(text)
+    assert time.monotonic() - started < 30
+    # Past the size cap the variable is unknown: its uses stay as written (``eval $A`` runs
+    # the command ``$A``).
+    assert [[w.text for w in c.words] for c in commands] == [["$A"], ["$A"]]
+
+
+def test_self_doubling_arrays_and_evals_stay_bounded() -> None:
+    text = (
+        "A=(x)\n" + 'A=("${A[@]}" "${A[@]}")\n' * 10_000
+        + 'E="eval \\$E"\n' + "eval $E\n" * 2_000
+    )
+    started = time.monotonic()
+    commands = parse_words(text)
+    assert time.monotonic() - started < 60
+    assert sum(len(w.text) for c in commands for w in c.words) < 300_000
+
+
+def lint_script(tmp_path: Path, text: str) -> list[Finding]:
+    path = tmp_path / "serve.sh"
+    path.write_text(text, "utf-8")
+    return list(lint([str(path)], Settings(target="0.33.0")).findings)
+
+
+def test_a_finding_on_a_conditional_flag_says_when_it_applies(tmp_path: Path) -> None:
+    findings = lint_script(tmp_path, "vllm serve m ${LORA:+--enable-lora --max-lora-rank 48}\n")
+    (finding,) = [f for f in findings if f.code == "VL201"]
+    assert finding.message.endswith("(passed only when $LORA is set)")
+    assert finding.span == at(1, 52, 54)
+
+
+def test_no_fix_edits_a_word_written_in_two_places(tmp_path: Path) -> None:
+    text = 'N=8\nvllm serve m --max-num-seq=$N\nARGS=(--max-num-seq 8)\nvllm serve m "${ARGS[@]}"\n'
+    findings = [f for f in lint_script(tmp_path, text) if f.code == "VL105"]
+    gathered, in_array = sorted(findings, key=lambda f: f.span.start)
+    assert gathered.span.start == Pos(2, 14) and gathered.fix is None
+    assert in_array.span == at(3, 7, 20) and in_array.fix is not None
