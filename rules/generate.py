@@ -68,6 +68,9 @@ def introspect(info: dict[str, Any], version: str) -> dict[str, Any]:
     rel = info["releases"][version]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(rel["env"])
+    # Some releases build choices by iterating a set (0.8.5.post1's get_kwargs picks a Literal
+    # out of one): a fixed hash seed makes the introspected data the same on every run.
+    env["PYTHONHASHSEED"] = "2"
     started = time.monotonic()
     proc = subprocess.run(
         [info["python"], str(INTROSPECT)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from vlint.cli import main
 from vlint.extract import extractor
 from vlint.model import Pos, Span
 
-UNREAD_PYTHON = 'import subprocess\nCOMMAND = "vllm serve my-model --swap-space 4"\nrun(COMMAND)\n'
+UNREAD_PYTHON = 'import subprocess\nCOMMAND = "vllm serve my-model --swap-space 4"\nstart_server(COMMAND)\n'
 
 
 def _unread(kind: str, text: str, path: str = "f") -> list[tuple[Span, str]]:
@@ -188,3 +188,29 @@ def test_the_count_is_the_same_in_parallel(
     main([".", "--target-version", "0.33.0", "--output-format", "json", "--jobs", "2"])
     assert json.loads(capsys.readouterr().out)["summary"]["invocations_by_kind"] == {
         "shell": 2, "compose": 1}
+
+
+def test_a_read_keyword_launch_covers_its_whole_statement_and_its_dict() -> None:
+    text = (
+        "from ray.serve.llm import LLMConfig\n"
+        "engine_kwargs = dict(\n"
+        "    max_model_len=8192,\n"
+        ")\n"
+        "config = LLMConfig(\n"
+        "    model_loading_config=dict(model_id='m', model_source='org/m'),\n"
+        "    engine_kwargs=engine_kwargs,\n"
+        ")\n"
+    )
+    assert _unread("python", text, "a.py") == []
+
+
+def test_a_command_string_kept_as_data_is_no_launch() -> None:
+    text = (
+        "def describe(model):\n"
+        "    return {'equivalent_command': f'vllm serve {model} --tensor-parallel-size 2'}\n"
+    )
+    assert _unread("python", text, "a.py") == []
+    # The same string handed to an unknown function may start a server: it is named.
+    called = "def go(model):\n    start_server(f'vllm serve {model} --tensor-parallel-size 2')\n"
+    ((span, _),) = _unread("python", called, "a.py")
+    assert span.start.line == 2

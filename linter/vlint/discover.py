@@ -247,15 +247,24 @@ def _resolve_confined(path: str, roots: Sequence[Path]) -> Path:
 
 
 def prefilter(data: bytes, path: str = "") -> bool:
-    """Whether the file could launch vLLM at all: every launch names ``vllm`` somewhere, in any
-    case of its ASCII letters (a KubeAI model may name it only as ``engine: VLLM``, a KServe
+    """Whether the file could launch vLLM at all: every launch but Ray Serve LLM's (below) names
+    ``vllm`` somewhere, in any case of its ASCII letters (a KubeAI model may name it only as ``engine: VLLM``, a KServe
     manifest only as ``modelFormat: {name: vLLM}``); a vLLM config file, ``vllm-config.yaml``,
     may name it only in its file name.
+
+    Ray Serve LLM runs vLLM without its files having to name it (a Serve config's
+    ``llm_configs:``, an ``LLMConfig`` file, ``from ray.serve.llm import LLMConfig`` in Python):
+    every ``LLMConfig`` they hold, in YAML or as a call, writes ``model_loading_config``, a
+    required field (ray-project/ray ``python/ray/llm/_internal/serve/configs/server_models.py``,
+    ``LLMConfig``; https://docs.ray.io/en/latest/serve/llm/), so that one name lets them through
+    at the cost of one more search.
 
     ``bytes.lower()`` folds only ASCII letters; one copy and one search is faster than two
     case-sensitive searches or a ``[vV][lL][lL][mM]`` pattern (benchmarks/: 5,000 files).
     """
-    return b"vllm" in data.lower() or "vllm" in os.path.basename(path).lower()
+    if b"vllm" in data.lower() or "vllm" in os.path.basename(path).lower():
+        return True
+    return b"model_loading_config" in data
 
 
 def kind_of(path: str, data: bytes) -> str | None:

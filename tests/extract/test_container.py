@@ -401,6 +401,14 @@ def test_a_sif_file_gives_no_target() -> None:
     assert launches("apptainer run --nv vllm.sif --model m\n") == []
 
 
+def test_a_command_written_after_a_local_image_that_run_starts_is_a_launch() -> None:
+    text = "srun singularity run \\\n    $SIF \\\n    vllm serve $MODEL \\\n    --max-model-len 4096\n"
+    invocation = one(text)
+    assert texts(invocation) == ["$MODEL", "--max-model-len", "4096"]
+    assert invocation.target is None and invocation.image is None
+    assert invocation.args[1].span == where(text, "--max-model-len")
+
+
 # -- nesting -------------------------------------------------------------------------------------
 
 

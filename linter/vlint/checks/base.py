@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from itertools import accumulate
 from typing import Literal, Protocol
 
-from vlint.model import Finding, Fix, Pos, Severity, Span
+from vlint.model import Edit, Finding, Fix, Pos, Severity, Span, Token
 from vlint.model.finding import Related
 from vlint.normalise.resolution import Resolution
 
@@ -91,6 +92,19 @@ class Context:
         return [span.start for span in spans], ends
 
     @cached_property
+    def _unwritten(self) -> tuple[list[Token], list[Pos], list[Pos]]:
+        """The words with characters no file holds (``Token.unwritten``: a flag a chart writes
+        for a values key), by start; their starts; and the furthest end among the first ``i``."""
+        invocation = self.resolution.invocation
+        tokens = sorted(
+            (token for token in (*invocation.args, *(k.name for k in invocation.keywords))
+             if token.unwritten),
+            key=lambda token: token.span.start,
+        )
+        spans = [token.span for token in tokens]
+        return tokens, [span.start for span in spans], list(accumulate((s.end for s in spans), max))
+
+    @cached_property
     def _conditional(self) -> tuple[tuple[Span, str], ...]:
         return tuple(
             (token.span, token.condition)
@@ -100,15 +114,42 @@ class Context:
 
     def applicable(self, fix: Fix | None) -> Fix | None:
         """``fix``, unless it edits a word written in more than one place (a flag joined with
-        a shell variable's value): no one stretch of the file holds that word."""
+        a shell variable's value: no one stretch of the file holds that word) or a word that
+        is not written at all (a flag a chart writes from a values key: the edit would write
+        a flag into the key).
+
+        One such edit is kept, rewritten: one that replaces a whole word whose unwritten
+        characters are a prefix its producer writes before what the file holds (vLLM's
+        ``--config`` loader writes ``--`` before each key, ``vllm/utils/argparse_utils.py``
+        ``load_config_file``) by a replacement starting with that same prefix and going on
+        with a plain name (``--max-seq-len-to-capture``), or by that plain name alone.  It
+        writes the name alone at the word's written part (the key ``max-seq-len-to-capture:``),
+        from which the producer makes the replacement.
+        """
+        if fix is None:
+            return None
         starts, ends = self._gathered
-        if fix is None or not starts:
-            return fix
         for edit in fix.edits:
             before = bisect_left(starts, edit.span.end)  # the words that start before it ends
             if before and ends[before - 1] > edit.span.start:
                 return None
-        return fix
+        tokens, token_starts, token_ends = self._unwritten
+        if not tokens:
+            return fix
+        edits: list[Edit] = []
+        for edit in fix.edits:
+            # The words that start before the edit ends and end after it starts.
+            first = bisect_right(token_ends, edit.span.start)
+            last = bisect_left(token_starts, edit.span.end)
+            touched = [token for token in tokens[first:last] if _overlap(token.span, edit.span)]
+            if not touched:
+                edits.append(edit)
+                continue
+            kept = _at_written_part(edit, touched[0]) if len(touched) == 1 else None
+            if kept is None:
+                return None
+            edits.append(kept)
+        return fix if edits == list(fix.edits) else replace(fix, edits=tuple(edits))
 
     def condition_at(self, span: Span) -> str | None:
         """The shell variable a written argument at ``span`` depends on: one written inside
@@ -148,6 +189,30 @@ class Context:
             redact=redact,
             related=related,
         )
+
+
+def _overlap(word: Span, edit: Span) -> bool:
+    """Whether an edit changes characters of a word (an insertion: whether it falls inside)."""
+    return edit.start < word.end and word.start < edit.end
+
+
+# What may stand alone where a producer's prefix goes before it: an option's name.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _at_written_part(edit: Edit, word: Token) -> Edit | None:
+    """``edit`` of the whole ``word``, as the edit of its written part (``Context.applicable``);
+    None when it cannot be written there."""
+    made = word.text[: word.unwritten]
+    if len(made) == len(word.text):
+        return None
+    # A rule that knows the file's form may have left the prefix out already (VL105 writes a
+    # config file's key as the key).
+    name = edit.replacement.removeprefix(made)
+    span = word.sub_span(0)
+    if edit.span != span or word.sub_span(len(made)) != span or not _NAME.fullmatch(name):
+        return None
+    return Edit(span, name)
 
 
 def rule_finding(

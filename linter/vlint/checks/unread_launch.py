@@ -4,30 +4,38 @@
 
     The mentions looked for:
 
-    - ``vllm serve`` (not ``vllm serve --help``);
+    - ``vllm serve`` (not ``vllm serve --help``, nor ``vllm serve`` at the end of a string, nor
+      ``vllm serve ...``, its arguments left out);
     - the server modules run with ``python -m``: ``vllm.entrypoints.openai.api_server``,
       ``vllm.entrypoints.api_server``, ``vllm.entrypoints.cli.main`` (not an ``import`` of them);
     - a vLLM server image, ``vllm/vllm-openai`` and its variants (``-rocm``, ``-cpu``...), in a
       file (in Markdown, a fence) where vlint read no launch at all: a launch's image is often
       written away from its command (dstack's ``image:``, a Kubernetes worker beside its
-      leader).  Not an image that ``docker pull|push|tag|build|save|load`` or
+      leader).  Not an image alone on its line (a name in a list or a text block), nor one that
+      ``docker pull|push|tag|build|save|load|ps|stop|kill|rm|logs...`` or
       ``singularity|apptainer pull|build`` names, nor one run with ``--entrypoint`` on the same
       line (it runs that program; a server module it runs is a mention of its own), nor one in
       a Helm chart (its values name the image, its templates hold the command);
-    - in Python that imports ``vllm``: an engine built as ``LLMEngine(...)``,
-      ``AsyncLLMEngine(...)`` or ``*.from_engine_args(...)`` (the Python extractor reads every
-      call of vLLM's ``LLM``, ``EngineArgs`` and ``AsyncEngineArgs`` itself); in a Markdown
-      Python fence, those calls too (a fence that does not parse is not read);
+    - in Python, notebooks and Markdown Python fences that import ``vllm``: a call of
+      ``LLM(...)``, ``EngineArgs(...)``, ``AsyncEngineArgs(...)``, ``LLMEngine(...)``,
+      ``AsyncLLMEngine(...)`` or ``*.from_engine_args(...)`` that vlint did not read as a
+      launch (in a notebook, the import may be in any code cell);
     - Ray Serve LLM's ``engine_kwargs``.
 
     A mention counts as read when it lies on the lines of a launch vlint found (from its first
-    to its last argument, keyword or image).  Not looked at: comment lines (``#`` first, in every
-    kind but Markdown); in Markdown, anything outside fenced code blocks (prose and inline code
-    name commands, they do not run them) and the output lines of a ``console`` fence; a line
-    that only quotes the mention (``echo``, ``printf``, ``print(``, a logger, ``grep``); in a
-    systemd unit, a command before an empty ``ExecStart=``, which resets it.  ``pip install
-    vllm``, ``import vllm`` and ``vllm --version`` are not launch-shaped.  At most five mentions
-    are reported per file.
+    to its last argument, keyword or image). Not looked at: comment lines (``#`` first, in every
+    kind but Markdown); in Markdown, anything outside fenced code blocks (the command paragraphs
+    and code spans the Markdown extractor reads are launches of their own; other prose names
+    commands, it does not run them) and the output lines of a ``console`` fence; in a notebook,
+    anything outside its code and Markdown cells (outputs, tracebacks, metadata), each cell read
+    as Python or Markdown; in Python, docstrings and other string statements (prose: a docstring
+    that says ``equivalent to vllm serve m``), and a call of a name the code binds to something
+    other than vLLM's (``class LLM:``, ``from other import LLM``); in a makefile, ``define ...
+    endef`` blocks (variable values); a line that only quotes the mention (``echo``, ``printf``,
+    ``print(``, a logger, ``grep`` first, or an ``echo``/``printf`` word before it in the same
+    command: ``sh -c "echo vllm serve m"``); in a systemd unit, a command before an empty
+    ``ExecStart=``, which resets it. ``pip install vllm``, ``import vllm`` and ``vllm
+    --version`` are not launch-shaped. At most five mentions are reported per file.
 
 Why is this bad?
     vlint reports "All checks passed" for a file when it finds nothing wrong in the launches it
@@ -62,14 +70,18 @@ References
 
 from __future__ import annotations
 
+import ast
 import heapq
 import re
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 
 from vlint.checks.base import Rule, rule_finding
-from vlint.model import Finding, Invocation, LineIndex, Span
+from vlint.errors import Unparsable
+from vlint.model import Finding, Invocation, LineIndex, Locator, Span
+from vlint.syntax import notebook
 
 # Reported by the engine (``vlint.engine.file``) after a file's launches are extracted.
 RULE = Rule(code="VL004", name="unread-launch", severity="info", since="0.1.0", scope="file")
@@ -80,36 +92,53 @@ MAX_PER_FILE = 5
 # finds the word: a scan for a literal is far faster than a pattern's.  No pattern repeats a
 # group inside another, so none backtracks.
 _AT_VLLM = (
-    (re.compile(r"vllm[ \t]+serve\b(?![ \t]+(?:--help|-h)\b)"), "serve"),
+    # Not ``vllm serve`` that ends a string (``"... equivalent to vllm serve"``): no model, no
+    # arguments, a name; nor ``vllm serve ...``, an example with its arguments left out.
+    (re.compile(
+        r"vllm[ \t]+serve\b(?![ \t]+(?:--help|-h)\b|[\"']|[ \t]+(?:\.\.\.|\u2026)(?![^\s\"']))"
+    ), "serve"),
     (re.compile(r"vllm\.entrypoints\.(?:openai\.api_server|api_server|cli\.main)\b"), "module"),
     (re.compile(r"vllm/vllm-openai(?:-[a-z0-9]+)*(?::[\w.-]+)?(?:@sha256:[0-9a-f]{1,64})?"),
      "image"),
 )
-# In Python files the extractor reads every call of vLLM's ``LLM``, ``EngineArgs`` and
-# ``AsyncEngineArgs`` (through the names imports bind, which a pattern cannot follow): only the
-# engines built another way are mentions there.  In Markdown a Python fence may not parse.
-_ENGINE_CALL = re.compile(r"\b((?:Async)?LLMEngine(?:\.from_engine_args)?)[ \t]*\(")
+# vLLM's Python entry points, called: a call the Python extractor did not read as a launch (a
+# notebook cell whose import is in another cell, a fence that does not parse, an engine built
+# from arguments vlint cannot see) is a mention.
 _PYTHON_CALL = re.compile(
     r"\b((?:Async)?LLMEngine\.from_engine_args|(?:Async)?EngineArgs|(?:Async)?LLMEngine|LLM)"
     r"[ \t]*\("
 )
 _ENGINE_KWARGS = "engine_kwargs"
+_DEFINES_NAME = re.compile(
+    r"^[ \t]*(?:(?:class|def)[ \t]+((?:Async)?(?:LLMEngine|EngineArgs)|LLM)\b"
+    r"|((?:Async)?(?:LLMEngine|EngineArgs)|LLM)[ \t]*=(?!=))",
+    re.MULTILINE,
+)
 _IMPORTS_VLLM = re.compile(r"^[ \t]*(?:from[ \t]+vllm\b|import[ \t]+vllm\b)", re.MULTILINE)
 # Commands that name an image without starting it.
 _NOT_STARTED = re.compile(
     r"\b(?:docker|podman|nerdctl)[ \t]+(?:image[ \t]+)?"
-    r"(?:pull|push|tag|build|save|load|rmi|inspect|history)\b"
+    r"(?:pull|push|tag|build|save|load|rmi|inspect|history|ps|images|stop|kill|rm|logs)\b"
     r"|\b(?:singularity|apptainer)[ \t]+(?:pull|build)\b"
     # An image run with another entry point runs that program, not vLLM's server.
     r"|--entrypoint\b"
 )
 _LOOKBACK = 200
+# A line that holds an image name and nothing else (a list of images, a name in a text block)
+# names it; a launch has a command, a key (``image:``) or an instruction (``FROM``) around it.
+_ONLY_BEFORE = re.compile(r"[ \t]*(?:-[ \t]+)?[\"']?")
+_ONLY_AFTER = re.compile(r"[\"']?,?[ \t]*\r?(?:\n|$)")
 # Tests at the start of a mention's line (``re.match`` at the line start: they read only what
 # they match).
 _COMMENT = re.compile(r"[ \t]*#")
 _QUOTES_IT = re.compile(
-    r"[ \t]*(?:-[ \t]+)?(?:(?:echo|printf|grep|egrep|rg)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
+    r"[ \t]*(?:-[ \t]+|!)?(?:(?:echo|printf|grep|egrep|rg)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
 )
+# ``echo``/``printf`` as a word (after a blank or a quote) inside a command before a mention.
+_ECHO_WORD = re.compile(r"(?:^|(?<=[\s'\"]))(?:echo|printf)(?=[\s'\"])")
+# GNU Make's ``define`` directive (with its modifiers) and ``endef``.
+_MAKE_DEFINE = re.compile(r"[ \t]*(?:(?:override|export|private)[ \t]+)*define\b")
+_MAKE_ENDEF = re.compile(r"[ \t]*endef\b")
 # systemd: an empty ``ExecStart=`` resets the commands before it (systemd.service(5)).
 _EXEC_START_RESET = re.compile(r"^[ \t]*ExecStart[ \t]*=[ \t]*\r?$", re.MULTILINE)
 _IMPORT_LINE = re.compile(r"[ \t]*(?:from|import)[ \t]")
@@ -128,47 +157,232 @@ def unread(path: str, kind: str, text: str,
     at most ``_LOOKBACK`` characters of it."""
     if "vllm" not in text.lower() and "engine_kwargs" not in text:
         return []
-    covered = _covered_lines(invocations)
-    anchors = sorted(invocation.anchor.start.line for invocation in invocations)
-    lines = LineIndex.of(text)
-    fences = _Fences(text) if kind == "markdown" else None
+    read = _Read(invocations)
+    if kind == "notebook":
+        return _notebook(path, text, read)
     calls = None
     if kind in ("python", "markdown") and _IMPORTS_VLLM.search(text) is not None:
-        calls = _ENGINE_CALL if kind == "python" else _PYTHON_CALL
-    reset = 0
-    if kind == "systemd":
-        reset = max((m.start() for m in _EXEC_START_RESET.finditer(text)), default=0)
+        calls = _PYTHON_CALL
+    lines = LineIndex.of(text)
+    code = _python(text) if kind == "python" else None
+    if code is not None and code.statements:
+        read.covered = _grown(read.covered, code.statements)
+    return list(_scan(path, kind, text, calls, read, lines.pos, MAX_PER_FILE, code))
+
+
+class _Read:
+    """The launches vlint read in a file: the lines they cover, and the lines they start on."""
+
+    def __init__(self, invocations: Sequence[Invocation]) -> None:
+        self.covered = _covered_lines(invocations)
+        self.anchors = sorted(invocation.anchor.start.line for invocation in invocations)
+
+
+def _notebook(path: str, text: str, read: _Read) -> list[Finding]:
+    """A notebook's mentions, in its code and Markdown cells only (not in outputs or metadata,
+    where a traceback or a log names ``vllm serve`` without running it); a code cell as Python
+    (its ``!`` lines as the commands they are), a Markdown cell as Markdown.  The cells share one
+    namespace, so an import of vLLM in any code cell makes vLLM's calls mentions in all."""
+    try:
+        cells = [c for c in notebook.parse(text).cells if c.cell_type in ("code", "markdown")]
+    except Unparsable:
+        return []  # reported as VL002 by the engine
+    # A code cell's Python, its IPython lines masked offset for offset (None: a shell cell).
+    pythons = {c.number: notebook.ipython(c.source).python for c in cells if c.cell_type == "code"}
+    code = {n: _python(p.text) for n, p in pythons.items() if p is not None}
+    calls = None
+    if any(_IMPORTS_VLLM.search(c.source.text) for c in cells if c.number in code):
+        calls = _PYTHON_CALL
+    own = frozenset().union(*(c.own for c in code.values()))
     found: list[Finding] = []
-    for start, end, what in _mentions(text, calls):
-        at = lines.pos(start)
-        if _inside(covered, at.line):
-            continue
-        line_start = lines.starts[at.line - 1]
-        if fences is not None and not fences.may_run(what, at.line, text, lines):
-            continue
-        if kind != "markdown" and _COMMENT.match(text, line_start):
-            continue
-        if _QUOTES_IT.match(text, line_start, start) or start < reset:
-            continue
-        if what == "module" and _IMPORT_LINE.match(text, line_start, start):
-            continue
-        if what == "image" and (
-            kind == "helm" or _image_beside_a_launch(at.line, anchors, fences)
-            or _NOT_STARTED.search(text, max(line_start, start - _LOOKBACK), start)
-        ):
-            continue
-        found.append(_finding(path, Span(at, lines.pos(end)), what, text[start:end]))
-        if len(found) == MAX_PER_FILE:
+    for cell in cells:
+        kind, cell_calls, cell_code = "markdown", calls, None
+        if cell.cell_type == "code":
+            kind, cell_code = "python", code.get(cell.number)
+            if cell_code is None:
+                cell_calls = None
+            else:
+                cell_code = _Code(cell_code.ends, own, cell_code.prose)
+        found.extend(_scan(path, kind, cell.source.text, cell_calls, read, cell.source.locate,
+                           MAX_PER_FILE - len(found), cell_code))
+        if len(found) >= MAX_PER_FILE:
             break
     return found
 
 
-def _mentions(text: str, calls: re.Pattern[str] | None) -> Iterator[tuple[int, int, str]]:
-    """Every launch-shaped mention as (start, end, what it is), in file order."""
+def _scan(
+    path: str, kind: str, text: str, calls: re.Pattern[str] | None, read: _Read,
+    locate: Locator, limit: int, code: _Code | None = None,
+) -> Iterator[Finding]:
+    """The first ``limit`` mentions in ``text`` (a file of ``kind``, or a notebook cell read as
+    one), each at its file position (``locate`` maps an offset of ``text`` to it); ``code`` as
+    for ``_mentions``."""
+    if limit <= 0 or (calls is None and "vllm" not in text.lower()
+                      and _ENGINE_KWARGS not in text):
+        return
+    lines = LineIndex.of(text)
+    fences = _Fences(text) if kind == "markdown" else None
+    reset = 0
+    if kind == "systemd":
+        reset = max((m.start() for m in _EXEC_START_RESET.finditer(text)), default=0)
+    defines = _defines(text) if kind == "makefile" else []
+    count = 0
+    for start, end, what in _mentions(text, calls, code):
+        local = lines.line_of(start) + 1
+        at = locate(start)
+        if _inside(read.covered, at.line) or _inside(defines, local):
+            continue
+        if code is not None and _inside(code.prose, local):
+            continue
+        line_start = lines.starts[local - 1]
+        if fences is not None and not fences.may_run(what, local, text, lines):
+            continue
+        if kind != "markdown" and _COMMENT.match(text, line_start):
+            continue
+        if _quoted(text, line_start, start) or start < reset:
+            continue
+        if what == "module" and _IMPORT_LINE.match(text, line_start, start):
+            continue
+        if what == "image" and (
+            kind == "helm" or _image_beside_a_launch(local, read.anchors, fences, text, lines,
+                                                     locate)
+            or _NOT_STARTED.search(text, max(line_start, start - _LOOKBACK), start)
+            or (_ONLY_BEFORE.fullmatch(text, line_start, start) is not None
+                and _ONLY_AFTER.match(text, end) is not None)
+        ):
+            continue
+        yield _finding(path, Span(at, locate(end)), what, text[start:end])
+        count += 1
+        if count == limit:
+            return
+
+
+def _quoted(text: str, line_start: int, start: int) -> bool:
+    """Whether the mention at ``start`` is only quoted: its line starts with ``echo``,
+    ``printf``, ``print(``, a logger or ``grep``; or, in the command it is part of (after the
+    last ``;``, ``&``, ``|``, ``(``, `` ` `` before it on its line), an ``echo`` or ``printf``
+    word comes before it (``sh -c "echo vllm serve m"``, ``docker run alpine echo ...``)."""
+    if _QUOTES_IT.match(text, line_start, start):
+        return True
+    window = max(line_start, start - _LOOKBACK)
+    separator = max(text.rfind(char, window, start) for char in ";&|(`")
+    return _ECHO_WORD.search(text, max(window, separator + 1), start) is not None
+
+
+def _defines(text: str) -> list[tuple[int, int]]:
+    """The lines of a makefile's ``define ... endef`` blocks (nested ones counted): variable
+    values, which run nowhere unless expanded (the GNU Make manual, "Defining Multi-Line
+    Variables").  A line that starts with a tab is a recipe line, never a ``define``."""
+    blocks: list[tuple[int, int]] = []
+    depth = first = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("\t") and not depth:
+            continue
+        if _MAKE_DEFINE.match(line):
+            depth, first = depth + 1, first if depth else number
+        elif depth and _MAKE_ENDEF.match(line):
+            depth -= 1
+            if not depth:
+                blocks.append((first, number))
+    if depth:
+        blocks.append((first, text.count("\n") + 1))
+    return blocks
+
+
+def _mentions(text: str, calls: re.Pattern[str] | None,
+              code: _Code | None = None) -> Iterator[tuple[int, int, str]]:
+    """Every launch-shaped mention as (start, end, what it is), in file order; ``code``: what
+    ``ast`` says of the text, where it is Python, to tell vLLM's calls from the rest."""
     streams = [_vllm_mentions(text), _engine_kwargs(text)]
     if calls is not None:  # the call's name, without its parenthesis
-        streams.append((m.start(), m.end(1), "call") for m in calls.finditer(text))
+        code = code or _NO_CODE
+        streams.append(
+            (m.start(), m.end(1), "call") for m in calls.finditer(text)
+            if (m.group(1).split(".")[0] not in code.own or text[m.start() - 1:m.start()] == ".")
+            and (code.ends is None or m.end(1) in code.ends)
+        )
     return heapq.merge(*streams)
+
+
+@dataclass(frozen=True)
+class _Code:
+    """What ``ast`` says of a Python text: where the callee of each call ends (so a call's name
+    written in a string or a docstring is no call), None when the text does not parse (an elided
+    snippet in a Markdown fence: every call-shaped text counts); and the names of vLLM's entry
+    points the code binds to something else (``class LLM:``, ``from other import LLM``, ``LLM =
+    ...``): a bare call of one is not vLLM's."""
+
+    ends: frozenset[int] | None
+    own: frozenset[str]
+    # The lines of its docstrings and other string statements, and of strings that are the
+    # values of a dict display (``{"equivalent_command": f"vllm serve ..."}``: data, not a
+    # command given to anything): prose, never run.
+    prose: list[tuple[int, int]] = field(default_factory=list)
+    # The lines of each simple statement (an assignment, an expression, a return): a launch read
+    # on one of its lines covers all of them (``LLMConfig(...)`` over many lines, the dict
+    # ``engine_kwargs = dict(...)`` its keywords were read from).
+    statements: list[tuple[int, int]] = field(default_factory=list)
+
+
+_NO_CODE = _Code(None, frozenset())
+_ENTRY_NAMES = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "LLMEngine", "AsyncLLMEngine"})
+
+
+def _python(text: str) -> _Code:
+    """``text`` read with ``ast`` (parsed, never run); by pattern where it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        own = frozenset(m.group(1) or m.group(2) for m in _DEFINES_NAME.finditer(text))
+        return _Code(None, own)
+    lines = LineIndex.of(text)
+    ends: set[int] = set()
+    bound: set[str] = set()
+    prose: list[tuple[int, int]] = []
+    statements: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, _SIMPLE_STATEMENTS):
+            statements.append((node.lineno, node.end_lineno or node.lineno))
+        if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
+            prose.append((node.lineno, node.end_lineno or node.lineno))
+        elif isinstance(node, ast.Dict):
+            prose.extend((value.lineno, value.end_lineno or value.lineno) for value in node.values
+                         if isinstance(value, (ast.Constant, ast.JoinedStr)))
+        elif isinstance(node, ast.Call) and node.func.end_lineno is not None:
+            line = node.func.end_lineno - 1
+            if line < len(lines.starts):
+                start = lines.starts[line]
+                column = node.func.end_col_offset or 0  # in UTF-8 bytes
+                written = text[start:start + column].encode("utf-8")[:column]
+                ends.add(start + len(written.decode("utf-8", "ignore")))
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.ImportFrom) and not _is_vllm(node.module or ""):
+            bound.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            bound.update(alias.asname for alias in node.names if alias.asname)
+    return _Code(frozenset(ends), frozenset(bound & _ENTRY_NAMES), _merged(prose), statements)
+
+
+_SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
+
+
+def _grown(covered: list[tuple[int, int]], statements: list[tuple[int, int]]
+           ) -> list[tuple[int, int]]:
+    """``covered`` with the lines of every statement that shares a line with it (both sorted
+    and merged by ``_merged``; linear after the sort)."""
+    grown = list(covered)
+    for first, last in statements:
+        at = bisect_right(covered, (last, sys.maxsize))
+        if at and covered[at - 1][1] >= first:
+            grown.append((first, last))
+    return _merged(grown)
+
+
+def _is_vllm(module: str) -> bool:
+    return module == "vllm" or module.startswith("vllm.")
 
 
 def _vllm_mentions(text: str) -> Iterator[tuple[int, int, str]]:
@@ -219,14 +433,15 @@ def _finding(path: str, span: Span, what: str, written: str) -> Finding:
     )
 
 
-def _image_beside_a_launch(line: int, anchors: list[int], fences: _Fences | None) -> bool:
+def _image_beside_a_launch(line: int, anchors: list[int], fences: _Fences | None, text: str,
+                           lines: LineIndex, locate: Locator) -> bool:
     """Whether a launch was read in the same file (in Markdown, the same fence) as an image
-    mention on ``line``: the image of a launch is often written away from its command (dstack's
-    ``image:``, a Kubernetes worker beside its leader).  ``anchors``: the launches' first
-    lines, sorted."""
+    mention on ``line`` of ``text``: the image of a launch is often written away from its
+    command (dstack's ``image:``, a Kubernetes worker beside its leader).  ``anchors``: the
+    launches' first lines in the file, sorted."""
     if fences is None:
         return bool(anchors)
-    first, last = fences.around(line)
+    first, last = (locate(lines.starts[at - 1]).line for at in fences.around(line))
     index = bisect_left(anchors, first)
     return index < len(anchors) and anchors[index] <= last
 

@@ -13,7 +13,9 @@ from dataclasses import replace
 from vlint.extract import container
 from vlint.extract.deployment import enclosed, from_tokens
 from vlint.extract.wrappers import is_expansion, unwrap
-from vlint.knowledge.images import API_SERVER_MODULE, image_entry, is_server_image, release_from_image
+from vlint.knowledge.images import (
+    API_SERVER_MODULE, image_entry, release_from_image, runs_server,
+)
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
 
@@ -134,7 +136,7 @@ def _recognise(
     target = release_from_image(image) if image else None
     if not words:
         return []
-    server_image = image is not None and is_server_image(image)
+    server_image = image is not None and runs_server(image, words)
     if image is not None and server_image and _repeated_entry(words):
         return [_image_arguments(words, path, kind, merged_env, names, target)]
     unwrapped = unwrap(words, merged_env, names)

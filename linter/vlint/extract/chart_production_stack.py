@@ -148,6 +148,7 @@ def _launch(reader: _Reader, spec: Node, entry: Node) -> Invocation:
                 prefix.text + written.text,
                 (*prefix.positions[:-1], *written.positions),
                 written.literal,
+                unwritten=len(prefix.text),
             )
         args += template
     image_at = image(reader, entry)

@@ -3,10 +3,12 @@ the values file, and the values read as Helm's templates read them.
 
 A chart writes flags that appear nowhere in the values file (``maxModelLen: 4096`` becomes
 ``--max-model-len 4096``).  Such a flag is a token whose every character sits at the key that
-produced it, its end at the key's end, so a finding on the flag points at the key; its value is
-the YAML scalar itself, at its exact characters.  A value Helm cannot know statically (a masked
-``{{ ... }}``, a Flux ``${VAR}``) is not literal; a key whose value is a list or a mapping gives a
-value token that is not literal either, at the value's start.
+produced it, its end at the key's end, so a finding on the flag points at the key, and no fix
+edits it (it is unwritten, ``Token.unwritten``: the edit would put a flag into the key); its value
+is the YAML scalar itself, at its exact characters, and a fix may edit that.  A value Helm
+cannot know statically (a masked ``{{ ... }}``, a Flux ``${VAR}``) is not literal; a key whose
+value is a list or a mapping gives a value token that is not literal either, at the value's
+start.
 
 Helm reads values with ``sigs.k8s.io/yaml`` (go-yaml v2, YAML 1.1: ``yes``/``on`` are
 booleans), and a template's ``if`` tests Go template truth: ``false``, ``0``, null and empty
@@ -57,8 +59,9 @@ def items(node: Node | None) -> list[Node]:
 
 
 def made(text: str, at: Span, literal: bool = True) -> Token:
-    """A word the chart writes, every character at ``at``'s start and its end at ``at``'s end."""
-    return Token(text, (at.start,) * len(text) + (at.end,), literal)
+    """A word the chart writes, every character at ``at``'s start and its end at ``at``'s end;
+    all of it unwritten (``Token.unwritten``): no fix may edit the key it sits at."""
+    return Token(text, (at.start,) * len(text) + (at.end,), literal, unwritten=len(text))
 
 
 def flag(text: str, key: Token) -> Token:
@@ -78,8 +81,8 @@ def value(reader: _Reader, node: Node) -> Token:
 
 def stand_in(text: str, at: Pos) -> Token:
     """A word the chart writes from something outside the file (a default of the chart's own
-    ``values.yaml``): not literal, at ``at``."""
-    return Token(text, (at,) * (len(text) + 1), literal=False)
+    ``values.yaml``): not literal, at ``at``, unwritten."""
+    return Token(text, (at,) * (len(text) + 1), literal=False, unwritten=len(text))
 
 
 def truth(reader: _Reader, node: Node | None) -> bool | None:

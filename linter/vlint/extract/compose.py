@@ -28,7 +28,7 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment, dotenv_files, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.dotenv_files import Dotenv
-from vlint.knowledge.images import image_entry, is_server_image, release_from_image
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
 from vlint.model import (
     Deployment, Entry, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, Span,
     Token,
@@ -422,7 +422,7 @@ def _service(
                     )
                 ]
             return []
-        if vllm_image:
+        if vllm_image or image is not None and runs_server(image, command.words):
             return finish(recognise_all(command.words, path=path, kind=KIND, image=image))
         if command.string is not None:
             return finish(_shell(path, command.string))

@@ -27,7 +27,7 @@ from pathlib import Path
 from vlint.discover import Refused, confined_read, linted_roots
 from vlint.extract import deployment
 from vlint.extract.dotenv_files import MAX_DOTENV_SIZE
-from vlint.knowledge.images import image_entry, is_server_image, release_from_image
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
 from vlint.model import (
     Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Span, Token,
 )
@@ -186,7 +186,13 @@ class _Run:
         if action == "exec":
             return self.inside(rest, facts, image)
         if image is None:
-            return []
+            # A local ``.sif`` (or an image held in a variable) runs a runscript vlint cannot
+            # read: a command written after it (``run $SIF vllm serve M``) is a launch, and so
+            # are arguments written for vLLM after an image whose name says vLLM
+            # (``run $VLLM_SIF --model M``, ``knowledge.images.runs_server``).
+            if runs_server(written.text, rest):
+                return self.image_runs(rest, facts, written)
+            return self.inside(rest, facts, image)
         return self.image_runs(rest, facts, image)
 
     # -- the launch inside ------------------------------------------------------------------
@@ -197,7 +203,7 @@ class _Run:
         """What ``image`` runs given ``rest``: a server image's entry point with ``rest`` as its
         arguments, or ``rest`` as the command of any other image."""
         target = release_from_image(image.text) if image.literal else None
-        if image.literal and is_server_image(image.text):
+        if image.literal and is_server_image(image.text) or runs_server(image.text, rest):
             if not rest:
                 anchor = image.sub_span(0)
                 return [self._contained(Invocation(

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from vlint.errors import Unparsable
 from vlint.extract import deployment
 from vlint.extract.argv import recognise_all
-from vlint.knowledge.images import image_entry, is_server_image, release_from_image
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
 from vlint.knowledge.ray_serve import release_for_ray
 from vlint.model import (
     Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
@@ -405,7 +405,7 @@ class _Reader:
         start, end = name.pos(0), name.pos(len(name.text))
 
         def at_key(text: str) -> Token:
-            return Token(text, (start,) * len(text) + (end,))
+            return Token(text, (start,) * len(text) + (end,), unwritten=len(text))
 
         if flag.startswith("--enable-") and flag.endswith("?"):  # a boolean with a --no- form
             option = flag[:-1]
@@ -443,7 +443,8 @@ class _Reader:
         if uri is not None:
             # The controller downloads ``uri`` to /mnt/models and serves that folder.
             start, end = uri.pos(0), uri.pos(len(uri.text))
-            args.append(Token(_KSERVE_MODEL, (start,) * len(_KSERVE_MODEL) + (end,)))
+            args.append(Token(_KSERVE_MODEL, (start,) * len(_KSERVE_MODEL) + (end,),
+                              unwritten=len(_KSERVE_MODEL)))
         args.extend(self.parallelism(yamlpos.mapping_get(part, "parallelism")))
         facts = Deployment()
         if main is not None:
@@ -473,7 +474,7 @@ class _Reader:
             if flag is None or name is None or token is None:
                 continue
             start, end = name.pos(0), name.pos(len(name.text))
-            flag_token = Token(flag, (start,) * len(flag) + (end,))
+            flag_token = Token(flag, (start,) * len(flag) + (end,), unwritten=len(flag))
             if flag == "--enable-expert-parallel":
                 if token.text == "true":
                     flags.append(flag_token)
@@ -565,7 +566,8 @@ class _Reader:
         if args:
             return finish(
                 recognise_all(
-                    args, path=self.path, kind=self.kind, image=image if server_image else None
+                    args, path=self.path, kind=self.kind,
+                    image=image if image is not None and runs_server(image, args) else None,
                 )
             )
         if server_image and image_token is not None:
@@ -688,7 +690,9 @@ def expand(token: Token, env: Mapping[str, Token], budget: Budget | None = None)
 
     ``$$`` is one ``$``; a defined variable's value sits at the start of its reference; a
     reference to a variable that is not literal, or not defined here (it may come from
-    ``envFrom``), stays as written and makes the token not literal.
+    ``envFrom``), stays as written and makes the token not literal.  A token with a value put
+    in is gathered (``Token.gathered``): the value is written at the variable, and an edit at
+    the reference would replace the reference with it.
     """
     if "$" not in token.text:
         return token
@@ -696,6 +700,7 @@ def expand(token: Token, env: Mapping[str, Token], budget: Budget | None = None)
     text: list[str] = []
     positions: list[Pos] = []
     literal = token.literal
+    gathered = token.gathered
     index = 0
     for match in _REFERENCE.finditer(token.text):
         text.append(token.text[index : match.start()])
@@ -710,10 +715,11 @@ def expand(token: Token, env: Mapping[str, Token], budget: Budget | None = None)
         if value is not None and value.literal:
             text.append(value.text)
             positions.extend([at] * len(value.text))
+            gathered = True
         else:
             text.append(match.group())
             positions.extend(token.positions[match.start() : match.end()])
             literal = False
     text.append(token.text[index:])
     positions.extend(token.positions[index:])
-    return Token("".join(text), tuple(positions), literal)
+    return Token("".join(text), tuple(positions), literal, gathered=gathered)

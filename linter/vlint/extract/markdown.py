@@ -1,8 +1,9 @@
 """Markdown: the vLLM launches in fenced code blocks, with exact positions in the ``.md`` file.
 
-Fences are found with markdown-it-py (CommonMark), so fences inside lists and blockquotes and
-``~~~`` fences count, and code spans and indented blocks do not.  Each fence's content becomes a
-text of its own whose every line maps back to its file line and the indentation cut from it:
+Blocks are found with markdown-it-py (CommonMark), so fences inside lists and blockquotes and
+``~~~`` fences count, and a fence's backticks inside a code span do not.  Each block's content
+becomes a text of its own whose every line maps back to its file line and the indentation cut
+from it:
 
 - ``bash``, ``sh``, ``shell``, ``zsh``: shell (read as a transcript when it starts with ``$ ``);
 - ``console`` / ``shell-session``: only prompted lines (``$ `` or ``# ``) and their ``\\``
@@ -10,7 +11,26 @@ text of its own whose every line maps back to its file line and the indentation 
 - ``python`` / ``py``: Python;
 - ``yaml`` / ``yml``: the first YAML kind that claims the block (compose, ...), ``dockerfile``
   likewise, through the extractor registry;
-- untagged blocks that start vLLM (``vllm serve``, the API server module): shell.
+- ``powershell`` / ``ps1`` / ``pwsh``: shell, but only a block with no PowerShell syntax the
+  shell would read differently: no backtick (PowerShell's line continuation and escape), no
+  ``$env:`` / ``${env:`` variable, no ``@(`` / ``@{`` array or hash literal, and no backslash
+  (a literal character in PowerShell, an escape in the shell).  A block with any of them is not
+  read (VL004 reports the launch in it as unread);
+- untagged blocks that name vLLM's command (``vllm serve``, the API server module) or hold a
+  command line as below, and indented (four-space) code blocks that hold a command line (an
+  indented block is as often a log as code): shell.
+
+Outside code blocks, two shapes are commands too (read as shell at their exact source
+positions):
+
+- a paragraph whose first line is a command line (``vllm serve``, ``python -m vllm.``/``python3
+  -m vllm.``, ``docker run``, ``sudo docker run``, ``podman run``, followed by an option or by a
+  first word with ``/``, ``:``, ``$`` or ``<`` in it, as a model, an image or a variable) and
+  whose every other line is a ``\\`` continuation or another command line.  A paragraph with
+  inline markup (emphasis, links, code spans, HTML other than a ``<placeholder>``) is prose;
+- an inline code span that is one such command line (`` `vllm serve org/model --port 8000` ``).
+
+A command line that asks for ``--help`` / ``-h`` is not a launch.
 
 In shell blocks a ``<placeholder>`` is an unresolved value, as the document means it.
 
@@ -21,7 +41,9 @@ snippet does not stop the rest of the document from being linted.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from vlint.discover import yaml_kind
 from vlint.errors import Unparsable
@@ -29,6 +51,9 @@ from vlint.extract import compose, dockerfile, helm, kubernetes, launcher, pytho
 from vlint.extract.deployment import enclosed
 from vlint.extract.nested import Embedded, ExtractContext, Extractor, embedded, relocate
 from vlint.model import Invocation
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 KIND = "markdown"
 _SHELL = frozenset({"bash", "sh", "shell", "zsh"})
@@ -40,12 +65,27 @@ _PROMPT = re.compile(r"[$#] ")
 _PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z][\w.-]*)>")
 _HAS_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 _LOOKS_LIKE_VLLM = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
+_POWERSHELL = frozenset({"powershell", "ps1", "pwsh"})
+# PowerShell syntax the shell would read differently (about_Quoting_Rules, about_Special_Characters,
+# about_Environment_Variables, about_Arrays, about_Hash_Tables in Microsoft's PowerShell docs).
+_POWERSHELL_SYNTAX = re.compile(r"`|\\|\$\{?env:|@[({]", re.IGNORECASE)
+# The commands that start vLLM in a document's prose, at the start of a line: vLLM's CLI
+# (``vllm/entrypoints/cli/serve.py``), its server modules run with ``python -m``, and a container
+# run (https://docs.vllm.ai/en/latest/deployment/docker/).
+_COMMAND = re.compile(
+    r"[ \t]*(?:vllm[ \t]+serve|python3?[ \t]+-m[ \t]+vllm\.[\w.]+"
+    r"|(?:sudo[ \t]+)?(?:docker|podman)[ \t]+run)(?=[ \t])"
+)
+_HELP = re.compile(r"(?<!\S)(?:--help|-h)(?:=\S*)?(?!\S)")
+# Inline tokens that a command paragraph may hold; any other (emphasis, a link, a code span)
+# makes it prose.
+_PLAIN_INLINE = frozenset({"text", "softbreak", "hardbreak"})
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     context = context or ExtractContext((KIND,))
     found: list[Invocation] = []
-    for language, block in _fences(embedded(_document_lines(text))):
+    for language, block in _blocks(embedded(_document_lines(text))):
         # The fence's launches were found through this document (origin[0] is its kind).
         found.extend(enclosed(i, KIND) for i in _block(path, language, block, context))
     return found
@@ -66,8 +106,14 @@ def _document_lines(text: str) -> list[tuple[int, int, str]]:
     return rows
 
 
-def _fences(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]]:
-    """The fenced blocks of ``document``, each line mapped back through ``document``'s own.
+# The pseudo-languages of what is not a fence: read as shell when they hold a command.
+_INDENTED, _COMMANDS = "<indented>", "<commands>"
+
+
+def _blocks(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]]:
+    """The code of ``document`` as (language, text), each line mapped back through
+    ``document``'s own: fenced blocks (their language), indented blocks (``_INDENTED``), and the
+    command paragraphs and code spans of the module docstring (``_COMMANDS``).
 
     An indented block that holds a fence (MkDocs content tabs and admonitions indent their
     body by four spaces, which CommonMark reads as an indented code block) is read again as
@@ -76,17 +122,138 @@ def _fences(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]
     from markdown_it import MarkdownIt  # lazy: only Markdown files need the parser
 
     lines = document.text.split("\n")
-    for token in MarkdownIt("commonmark").parse(document.text):
+    tokens = MarkdownIt("commonmark").parse(document.text)
+    for index, token in enumerate(tokens):
         if token.map is None:
             continue
         first = token.map[0]
-        if token.type == "code_block" and depth < 4 and _HAS_FENCE.search(token.content):
-            yield from _fences(_rows(document, lines, first, token.content), depth + 1)
-        if token.type != "fence":
+        if token.type == "code_block":
+            if depth < 4 and _HAS_FENCE.search(token.content):
+                yield from _blocks(_rows(document, lines, first, token.content), depth + 1)
+            else:
+                yield _INDENTED, _rows(document, lines, first, token.content)
+        elif token.type == "fence":
+            info = token.info.strip().lstrip("{").lstrip(".")
+            language = re.split(r"[\s,{}]", info, maxsplit=1)[0].lower() if info else ""
+            yield language, _rows(document, lines, first + 1, token.content)
+        elif token.type == "inline":
+            in_paragraph = index > 0 and tokens[index - 1].type == "paragraph_open"
+            yield from _inline_commands(document, lines, token, in_paragraph)
+
+
+def _inline_commands(
+    document: Embedded, lines: list[str], token: Token, in_paragraph: bool
+) -> Iterator[tuple[str, Embedded]]:
+    """A command paragraph, or the command code spans of an inline run (a paragraph's, a
+    heading's), as shell texts at their source positions."""
+    children = token.children or []
+    if not any(child.type == "code_inline" for child in children) and not (
+        in_paragraph and _COMMAND.match(token.content)
+    ):
+        return
+    rows = _inline_rows(document, lines, token)
+    if rows is None:  # a line not found in its source (a tab expanded): no exact position
+        return
+    if in_paragraph and all(
+        child.type in _PLAIN_INLINE
+        or (child.type == "html_inline" and _PLACEHOLDER.fullmatch(child.content))
+        for child in children
+    ):
+        if _command_paragraph([kept for _, _, kept in rows]):
+            yield _COMMANDS, embedded(rows)
+        return
+    yield from _code_spans(rows, children)
+
+
+def _inline_rows(
+    document: Embedded, lines: list[str], token: Token
+) -> list[tuple[int, int, str]] | None:
+    """The lines of an inline run, each at its file line and the characters cut before it.
+
+    markdown-it cuts each line's container markers and indentation and the run's trailing
+    blanks, so a line of the run is the end of its source line, trailing blanks aside."""
+    assert token.map is not None
+    rows = []
+    for offset, kept in enumerate(token.content.split("\n")):
+        at = token.map[0] + offset
+        if at >= len(lines) or at >= len(document.lines):
+            return None
+        original, wanted = lines[at].rstrip(" \t"), kept.rstrip(" \t")
+        if not original.endswith(wanted):
+            return None
+        shift = len(original) - len(wanted)
+        rows.append((document.lines[at], document.shifts[at] + shift, kept))
+    return rows
+
+
+def _command_paragraph(lines: list[str]) -> bool:
+    """Whether a paragraph's lines are commands: each line that does not continue one before
+    it with a ``\\`` starts a command line (read with the lines it continues onto)."""
+    commands: list[str] = []
+    continued = False
+    for line in lines:
+        stripped = line.rstrip(" \t")
+        joined = stripped.removesuffix("\\")
+        if continued:
+            commands[-1] += " " + joined
+        else:
+            commands.append(joined)
+        continued = stripped.endswith("\\")
+    return all(_command_line(command) for command in commands)
+
+
+def _command_line(line: str) -> bool:
+    """Whether ``line`` starts vLLM in a way prose does not: a command of ``_COMMAND``, then an
+    option or a first word that names a model, an image or a variable; never ``--help``."""
+    command = _COMMAND.match(line)
+    if command is None or _HELP.search(line, command.end()):
+        return False
+    words = line[command.end():].split()
+    if not words:
+        return False
+    return any(word.startswith("-") for word in words) or any(c in words[0] for c in "/:$<")
+
+
+def _code_spans(
+    rows: list[tuple[int, int, str]], children: list[Token]
+) -> Iterator[tuple[str, Embedded]]:
+    """The code spans of an inline run that are one command line each, at their positions.
+
+    markdown-it gives a span's text, not its place: each is found in the run's text after
+    the previous one, as its backtick string, the text (with the one space CommonMark strips
+    from each end, where it did), and the backtick string again.  A span not found so (one over
+    several lines, whose line breaks CommonMark made spaces) ends the search: the spans after it
+    cannot be placed for sure, and searching on for each would be quadratic."""
+    text = "\n".join(kept for _, _, kept in rows)
+    starts = [0]
+    for _, _, kept in rows[:-1]:
+        starts.append(starts[-1] + len(kept) + 1)
+    cursor = 0
+    for child in children:
+        if child.type != "code_inline":
             continue
-        info = token.info.strip().lstrip("{").lstrip(".")
-        language = re.split(r"[\s,{}]", info, maxsplit=1)[0].lower() if info else ""
-        yield language, _rows(document, lines, first + 1, token.content)
+        fence, code = child.markup, child.content
+        found = _find_span(text, fence, code, cursor)
+        if found is None:
+            return
+        start, cursor = found
+        if not _command_line(code):
+            continue
+        row = bisect_right(starts, start) - 1
+        line, shift, _ = rows[row]
+        yield _COMMANDS, embedded([(line, shift + start - starts[row], code)])
+
+
+def _find_span(text: str, fence: str, code: str, cursor: int) -> tuple[int, int] | None:
+    """Where the code of a span written ``fence code fence`` starts in ``text``, from
+    ``cursor``, and where the span ends; None when it is not there as a whole backtick run."""
+    for pad in ("", " "):
+        written = fence + pad + code + pad + fence
+        at = text.find(written, cursor)
+        end = at + len(written)
+        if at >= 0 and text[at - 1:at] != "`" and text[end:end + 1] != "`":
+            return at + len(fence) + len(pad), end
+    return None
 
 
 def _rows(document: Embedded, lines: list[str], first: int, content: str) -> Embedded:
@@ -113,8 +280,13 @@ def _block(path: str, language: str, block: Embedded, context: ExtractContext) -
             return _nested(path, kind, block, context) if kind else []
         if language in _DOCKERFILE:
             return _nested(path, "dockerfile", block, context)
-        if not language and _LOOKS_LIKE_VLLM.search(block.text):
+        if language in _POWERSHELL and not _POWERSHELL_SYNTAX.search(block.text):
             return _shell(path, block, context)
+        if language == _COMMANDS:
+            return _shell(path, block, context)
+        if language in ("", _INDENTED) and _holds_a_command(block.text, not language):
+            return _shell(path, _console(block) if _is_transcript(block.text) else block,
+                          context)
     except Unparsable:
         return []
     return []
@@ -150,7 +322,27 @@ def _nested(path: str, kind: str, block: Embedded, context: ExtractContext) -> l
 
 
 def _yaml_kind(path: str, text: str) -> str | None:
-    return yaml_kind(path, text.encode("utf-8"))
+    """The kind of a YAML fence; a fragment of a manifest (documentation often shows only the
+    part to change: ``spec: containers: - image: ...``, without ``apiVersion:``/``kind:``) is
+    read as Kubernetes when it holds a ``containers:`` list: the manifest walk finds containers
+    wherever they sit."""
+    data = text.encode("utf-8")
+    kind = yaml_kind(path, data)
+    if kind is None and _CONTAINERS.search(data):
+        return kubernetes.KIND
+    return kind
+
+
+_CONTAINERS = re.compile(rb"^\s*(init)?[cC]ontainers:[ \t]*(#.*)?$", re.MULTILINE)
+
+
+def _holds_a_command(text: str, untagged: bool) -> bool:
+    """Whether an untagged fence or an indented block starts vLLM: one of its lines (past a
+    ``$ `` prompt) is a command line; or, in an untagged fence (written as code, where an
+    indented block is often a log), it names ``vllm serve`` or the API server module."""
+    if untagged and _LOOKS_LIKE_VLLM.search(text):
+        return True
+    return any(_command_line(line.removeprefix("$ ")) for line in text.split("\n"))
 
 
 def _is_transcript(text: str) -> bool:

@@ -5,7 +5,9 @@ wrong) and gives every cell's text with each character's offset in the file, thr
 escapes.  Then, as Jupyter runs them:
 
 - code cells are Python (``LLM(...)``, argv lists, ``subprocess.run(...)``), IPython's magic
-  lines masked so that the rest still parses (a cell that does not parse is skipped);
+  lines masked so that the rest still parses (a cell that does not parse is skipped); the names
+  a cell's imports bind are seen by the cells after it (``from vllm import LLM`` in one cell,
+  ``LLM(...)`` in a later one), as they share one namespace when run in order;
 - ``!cmd`` lines (``!!cmd``, ``x = !cmd``, ``%sx``, ``%system``) and ``%%bash``, ``%%sh``,
   ``%%script bash`` cells are shell; ``%%writefile x.sh`` / ``x.py`` cells are read as that file;
   in a ``!`` line, IPython's ``{expr}`` interpolation is an unresolved value;
@@ -46,6 +48,7 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     language = notebook.language
     found: list[Invocation] = []
     env: dict[str, EnvVar] = {}
+    imports: dict[str, str] = {}  # the names earlier code cells' imports bound
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             launches = _relocated(cell.source, _markdown(path, cell.source.text, context))
@@ -55,19 +58,24 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         elif language in _SHELL_KERNELS:
             found.extend(_with_env(_shell(path, cell.source, context), env, []))
         elif language is None or language.startswith("python"):
-            found.extend(_code(path, cell, context, env))
+            found.extend(_code(path, cell, context, env, imports))
     return found
 
 
 def _code(
-    path: str, cell: Cell, context: ExtractContext, env: dict[str, EnvVar]
+    path: str,
+    cell: Cell,
+    context: ExtractContext,
+    env: dict[str, EnvVar],
+    imports: dict[str, str],
 ) -> list[Invocation]:
     """A code cell's launches, each with the variables set before it; ``env`` gains the
-    cell's own ``%env`` variables."""
+    cell's own ``%env`` variables, ``imports`` the names its imports bind."""
     code = ipython(cell.source)
     launches: list[Invocation] = []
     if code.python is not None:
-        launches.extend(_relocated(code.python, _python(path, code.python.text, context)))
+        found = _python(path, code.python.text, context, imports)
+        launches.extend(_relocated(code.python, found))
     for command in code.shell:
         held = _interpolated(command)
         unresolved = unresolving(held, command.text)
@@ -114,9 +122,11 @@ def _assign(env: dict[str, EnvVar], variable: EnvVar) -> None:
         env[variable.name] = variable
 
 
-def _python(path: str, text: str, context: ExtractContext) -> list[Invocation]:
+def _python(
+    path: str, text: str, context: ExtractContext, imports: dict[str, str]
+) -> list[Invocation]:
     try:
-        return python.extract(path, text, context.inner(python.KIND))
+        return python.extract(path, text, context.inner(python.KIND), imports=imports)
     except Unparsable:
         return []  # a cell that is not Python (yet): the others are still read
 

@@ -7,12 +7,17 @@ The code is parsed with :mod:`ast` and never imported or run.  Only names bound 
 the argv recogniser; strings (literals, f-strings, ``+``, ``"sep".join([...])``, and names
 assigned them) given to ``shlex.split(...)``, ``subprocess.run(..., shell=True)``,
 ``os.system(...)`` ... to the shell extractor, and those split by ``str.split()`` to the argv
-recogniser.
+recogniser.  A string that starts as a vLLM launch (``vllm serve``, ``python -m
+vllm.entrypoints.``) given to another library's runner (``conn.run(...)``, a sandbox request's
+``command=``) goes to the shell extractor too.  ``**config`` and Ray's
+``engine_kwargs=config`` read the mapping assigned to ``config`` before the call.  A notebook
+passes the names its earlier cells imported (``imports``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Union
@@ -92,8 +97,19 @@ class Source:
         return "\n".join(parts)
 
 
-def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
-    """Every vLLM launch in Python source; raises Unparsable when it does not parse."""
+def extract(
+    path: str,
+    text: str,
+    context: ExtractContext | None = None,
+    *,
+    imports: dict[str, str] | None = None,
+) -> list[Invocation]:
+    """Every vLLM launch in Python source; raises Unparsable when it does not parse.
+
+    ``imports``: the names code run before this text bound by imports (a notebook's earlier
+    cells: Python resolves a cell's names in the namespace the cells run before it filled),
+    local name → dotted name; the text's own imports are added to it, in place, for the code
+    run after it."""
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
@@ -104,11 +120,15 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         raise Unparsable(f"invalid Python: {type(error).__name__}") from None
     source = Source(text)
     names = _import_bindings(tree)
+    if imports is not None:
+        imports.update(names)
+        names = imports
     strings = _Strings(source, _string_bindings(tree))
+    mappings = _mapping_bindings(tree)
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            found.extend(_call(path, source, names, node, strings))
+            found.extend(_call(path, source, names, node, strings, mappings))
         elif isinstance(node, (ast.List, ast.Tuple)):
             found.extend(_argv_list(path, source, node))
     found.sort(key=lambda invocation: invocation.anchor.start)
@@ -158,24 +178,77 @@ def _vllm_callee(node: ast.expr, names: dict[str, str]) -> str | None:
 
 
 def _call(
-    path: str, source: Source, names: dict[str, str], node: ast.Call, strings: _Strings
+    path: str,
+    source: Source,
+    names: dict[str, str],
+    node: ast.Call,
+    strings: _Strings,
+    mappings: _Mappings,
 ) -> list[Invocation]:
     callee = _vllm_callee(node.func, names)
     if callee is not None:
-        return [_keywords_invocation(path, source, node, callee)]
+        return [_keywords_invocation(path, source, node, callee, mappings)]
     if _is_split(node):
         assert isinstance(node.func, ast.Attribute)
         return _string_launches(path, strings, node.func.value, split=True)
     qualified = qualified_name(node.func, names)
     if qualified in _RAY_CONFIGS:
-        found = _ray_config(path, source, node)
+        found = _ray_config(path, source, node, mappings)
         return [] if found is None else [found]
-    if qualified is None or not node.args:
-        return []
-    command = node.args[0]
     if qualified in _SHELL_FUNCTIONS or (qualified in _SUBPROCESS and _shell_true(node)):
-        return _string_launches(path, strings, command, split=False)
-    return []
+        return _string_launches(path, strings, node.args[0], split=False) if node.args else []
+    if qualified in _SUBPROCESS:
+        return []  # without ``shell=True`` a string is the program's name, not a command line
+    return _command_launches(path, strings, node)
+
+
+# Other libraries' calls that run a command line: a sandbox's or a remote host's shell (Daytona
+# ``sandbox.process.exec`` and ``SessionExecuteRequest(command=...)``, Fabric and Invoke
+# ``Connection.run``, paramiko ``SSHClient.exec_command``, pexpect ``spawn``, ``os.popen``-like
+# helpers).  What they run cannot be known from the name alone, so a string given to them is a
+# launch only when it starts as one (``_LAUNCH_START``): ``run("make test")`` is not read.
+_RUNNERS = frozenset(
+    {
+        "exec",
+        "execute",
+        "execute_command",
+        "exec_command",
+        "run",
+        "run_command",
+        "system",
+        "spawn",
+        "popen",
+        "check_output",
+        "check_call",
+        "call",
+        "Popen",
+        "create_subprocess_shell",
+    }
+)
+_COMMAND_KEYWORDS = frozenset({"command", "cmd"})
+_LAUNCH_START = re.compile(r"\s*(?:vllm\s+serve\s|python3?\s+-m\s+vllm\.entrypoints\.)")
+_HEAD = 64  # the leading literal characters ``_LAUNCH_START`` is tried on
+
+
+def _command_launches(path: str, strings: _Strings, node: ast.Call) -> list[Invocation]:
+    """The launches in a command string given as the first argument of a runner
+    (``_RUNNERS``) or as any call's ``command=``/``cmd=``, read as shell; only a string that
+    starts with ``vllm serve`` or ``python -m vllm.entrypoints.`` counts."""
+    candidates = [keyword.value for keyword in node.keywords if keyword.arg in _COMMAND_KEYWORDS]
+    if node.args and _called_name(node.func) in _RUNNERS:
+        candidates.insert(0, node.args[0])
+    found: list[Invocation] = []
+    for candidate in candidates:
+        if _LAUNCH_START.match(strings.head(candidate)):
+            found.extend(_string_launches(path, strings, candidate, split=False))
+    return found
+
+
+def _called_name(node: ast.expr) -> str | None:
+    """The last name of a call target: ``run`` for ``conn.run`` and for ``run``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _is_split(node: ast.Call) -> bool:
@@ -201,7 +274,9 @@ def _shell_true(node: ast.Call) -> bool:
     )
 
 
-def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str) -> Invocation:
+def _keywords_invocation(
+    path: str, source: Source, node: ast.Call, callee: str, mappings: _Mappings
+) -> Invocation:
     keywords: list[Keyword] = []
     unpacked = False
     if node.args and not isinstance(node.args[0], ast.Starred):
@@ -209,10 +284,16 @@ def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str)
     for keyword in node.keywords:
         if keyword.arg is not None:
             keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
-        elif isinstance(keyword.value, ast.Dict):
-            expanded, rest = _dict_keywords(source, keyword.value)
+            continue
+        mapping, incomplete = mappings.resolve(keyword.value)
+        if isinstance(mapping, ast.Dict):
+            expanded, rest = _dict_keywords(source, mapping)
             keywords.extend(expanded)
-            unpacked = unpacked or rest
+            unpacked = unpacked or rest or incomplete
+        elif _is_dict_call(mapping):
+            entries, rest = _mapping_entries(source, mapping)
+            keywords.extend(_keyword(source, name, value) for name, value in entries)
+            unpacked = unpacked or rest or incomplete
         else:
             unpacked = True
     return Invocation(
@@ -229,7 +310,7 @@ def _keywords_invocation(path: str, source: Source, node: ast.Call, callee: str)
 def _positional_model(source: Source, value: ast.expr) -> Keyword:
     """The first positional argument is the model; its name token sits on the value."""
     start, end = source.start(value), source.end(value)
-    name = Token("model", (start,) * 5 + (end,))
+    name = Token("model", (start,) * 5 + (end,), unwritten=5)
     return _keyword(source, name, value)
 
 
@@ -264,35 +345,98 @@ def string_token(source: Source, node: ast.Constant) -> Token:
 
 
 def _string_positions(source: Source, node: ast.Constant, value: str) -> tuple[Pos, ...] | None:
+    runs = _string_runs(source, node, value)
+    if runs is None:
+        return None
+    positions = [at for _, placed, _ in runs for at in placed]
+    return (*positions, runs[-1][2])
+
+
+def _string_runs(
+    source: Source, node: ast.Constant, value: str
+) -> list[tuple[str, list[Pos], Pos]] | None:
+    """The characters of a string constant, literal by literal of an implicit concatenation:
+    each one's characters, their positions and the position of its closing quote."""
     start, end = source.start(node), source.end(node)
     written = source.segment(start, end)
-    prefix = 0
-    while prefix < len(written) and written[prefix] not in "'\"":
-        prefix += 1
-    if prefix >= len(written):
+    pieces = _pieces(written)
+    if pieces is None or any("f" in piece.flags for piece in pieces):
+        return None  # an unusual form
+    offsets = _text_positions(start, written)
+    runs: list[tuple[str, list[Pos], Pos]] = []
+    for piece in pieces:
+        decoded = _decode(written[piece.start : piece.end], raw="r" in piece.flags)
+        if decoded is None:
+            return None
+        chars = "".join(char for char, _ in decoded)
+        runs.append((chars, [offsets[piece.start + at] for _, at in decoded], offsets[piece.end]))
+    if "".join(chars for chars, _, _ in runs) != value:
         return None
-    flags = written[:prefix].lower()
-    quote = written[prefix]
-    if written.startswith(quote * 3, prefix):
-        quote *= 3
-    body_start = prefix + len(quote)
-    if not written.endswith(quote) or len(written) - len(quote) < body_start:
-        return None  # implicit concatenation or an unusual form
-    body = written[body_start : len(written) - len(quote)]
-    mapped = _decode(body, raw="r" in flags)
-    if mapped is None or "".join(char for char, _ in mapped) != value:
-        return None
-    line, column = start.line, start.column
-    offsets: list[Pos] = []
-    for char in written[: body_start + len(body) + 1]:
-        offsets.append(Pos(line, column))
-        if char == "\n":
-            line, column = line + 1, 1
+    return runs
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One string literal as written, of the several an implicit concatenation may join
+    (``"a" f"{b}"``): its prefix letters, lowercased, and the offsets of its body."""
+
+    flags: str
+    start: int
+    end: int
+
+
+def _pieces(written: str) -> list[_Piece] | None:
+    """The string literals ``written`` (a string expression's source) is made of, with the
+    white space, line continuations and comments between them; None when it is not so."""
+    pieces: list[_Piece] = []
+    index, size = 0, len(written)
+    while index < size:
+        char = written[index]
+        if char.isspace():
+            index += 1
+        elif char == "\\":
+            index += 2  # a line continuation
+        elif char == "#":
+            stop = written.find("\n", index)
+            index = size if stop == -1 else stop
         else:
-            column += 1
-    positions = [offsets[body_start + at] for _, at in mapped]
-    positions.append(offsets[body_start + len(body)])
-    return tuple(positions)
+            prefix = index
+            while index < size and written[index].isalpha():
+                index += 1
+            flags = written[prefix:index].lower()
+            if index >= size or written[index] not in "'\"" or len(flags) > 2:
+                return None
+            if set(flags) - {"r", "f", "u"}:
+                return None  # bytes, or not a string
+            quote = written[index]
+            if written.startswith(quote * 3, index):
+                quote *= 3
+            body = index + len(quote)
+            close = _closing_quote(written, body, quote, "f" in flags)
+            if close is None:
+                return None
+            pieces.append(_Piece(flags, body, close))
+            index = close + len(quote)
+    return pieces or None
+
+
+def _closing_quote(written: str, index: int, quote: str, fstring: bool) -> int | None:
+    """The offset of the ``quote`` that closes the literal whose body starts at ``index``."""
+    size = len(written)
+    while index < size:
+        if written.startswith(quote, index):
+            return index
+        char = written[index]
+        if char == "\\":
+            index += 2  # (in a raw string too, a backslash keeps the quote after it)
+        elif fstring and char == "{" and not written.startswith("{{", index):
+            close = _field_end(written, index, size)
+            if close is None:
+                return None
+            index = close
+        else:
+            index += 2 if fstring and written.startswith("{{", index) else 1
+    return None
 
 
 def _decode(body: str, raw: bool) -> list[tuple[str, int]] | None:
@@ -431,6 +575,36 @@ class _Strings:
             text.add(self.part(part))
         return text if text.known else None
 
+    def head(self, node: ast.expr) -> str:
+        """The literal characters the string ``node`` builds starts with: up to the first part
+        that is not literal, at most ``_HEAD`` (names followed; only the leading parts are
+        looked at, one step each)."""
+        head = ""
+        stack: list[Iterator[ast.expr]] = [iter((node,))]
+        steps = 0
+        while stack and len(head) < _HEAD and steps <= _MAX_PARTS:
+            current = next(stack[-1], None)
+            if current is None:
+                stack.pop()
+                continue
+            steps += 1
+            if isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+                stack.append(iter((current.left, current.right)))
+            elif isinstance(current, ast.Name) and id(current) in self.bindings:
+                stack.append(iter(self.bindings[id(current)]))
+            elif isinstance(current, ast.Constant) and isinstance(current.value, str):
+                head += current.value[:_HEAD]
+            elif isinstance(current, ast.JoinedStr) and current.values:
+                first = current.values[0]
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    break
+                head += first.value[:_HEAD]
+                if len(current.values) > 1:
+                    break  # a field follows the f-string's first literal
+            else:
+                break
+        return head
+
     def parts(self, node: ast.expr) -> list[ast.expr] | None:
         """``node`` as the concatenation of its parts, names followed."""
         found: list[ast.expr] = []
@@ -449,8 +623,14 @@ class _Strings:
 
     def part(self, node: ast.expr) -> _Text:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            token = string_token(self.source, node)
-            return self.literal(token.text, list(token.positions))
+            runs = _string_runs(self.source, node, node.value)
+            if runs is None:
+                token = string_token(self.source, node)
+                return self.literal(token.text, list(token.positions))
+            text = _Text()
+            for chars, positions, closing in runs:  # each literal written has its own number
+                text.add(self.literal(chars, [*positions, closing]))
+            return text
         if isinstance(node, ast.JoinedStr):
             return self.fstring(node)
         joined = self.join(node)
@@ -507,8 +687,8 @@ class _Strings:
 
     def fstring(self, node: ast.JoinedStr) -> _Text:
         """An f-string: its literal characters where they are written, each ``{...}`` field an
-        unresolved unit.  Where the written text cannot be matched with ast's parts (implicit
-        concatenation, an unusual form), every character sits at the f-string's start and the
+        unresolved unit, through implicit concatenation.  Where the written text cannot be matched
+        with ast's parts (an unusual form), every character sits at the f-string's start and the
         words made of it get the whole f-string's span (``exact`` is false): a span is never
         invented."""
         start, end = self.source.start(node), self.source.end(node)
@@ -523,19 +703,22 @@ class _Strings:
             text.end = end
             text.exact = False
             return text
+        groups, closing = placed
         positions = _text_positions(start, self.source.segment(start, end))
-        part = self.number()  # one literal in the file: its fields are written inside it
-        for value, layout in zip(node.values, placed):
-            if isinstance(layout, tuple):  # a field, from written offset to written offset
-                text.add(self.unit(positions[layout[0]], positions[layout[1]], part))
-            else:
+        literals: dict[int, int] = {}  # piece → its number: a field is written inside its piece
+        for group in groups:
+            for layout, piece in group:
+                if piece not in literals:
+                    literals[piece] = self.number()
+                part = literals[piece]
+                if isinstance(layout, tuple):  # a field, from written offset to written offset
+                    text.add(self.unit(positions[layout[0]], positions[layout[1]], part))
+                    continue
                 chars = "".join(char for char, _ in layout)
                 at = [positions[offset] for _, offset in layout]
                 following = positions[layout[-1][1] + 1] if layout else start
                 text.add(self.literal(chars, at + [following], part))
-        written = self.source.segment(start, end)
-        closing = 3 if len(written) >= 7 and written[-3:] in ('"""', "'''") else 1
-        text.end = positions[len(written) - closing]  # (as a string's: at its closing quote)
+        text.end = positions[closing]  # (as a string's: at its closing quote)
         return text
 
     def _blind_unit(self, start: Pos, value: ast.expr) -> _Text:
@@ -565,22 +748,62 @@ def _text_positions(start: Pos, written: str) -> list[Pos]:
 _Layout = Union[list[tuple[str, int]], tuple[int, int]]
 
 
-def _fstring_layout(written: str, node: ast.JoinedStr) -> list[_Layout] | None:
-    """Where each of ``node.values`` is written in ``written`` (the f-string's source), or None
-    when the text does not match them."""
-    prefix = 0
-    while prefix < len(written) and written[prefix] not in "'\"":
-        prefix += 1
-    flags = written[:prefix].lower()
-    if prefix >= len(written) or "f" not in flags:
+# Each of an f-string's values as written: one or more (layout, piece) pairs, the piece being
+# the number of the literal of an implicit concatenation it is written in.
+_Placed = list[list[tuple[_Layout, int]]]
+
+
+def _fstring_layout(written: str, node: ast.JoinedStr) -> tuple[_Placed, int] | None:
+    """Where each of ``node.values`` is written in ``written`` (the f-string's source, maybe
+    several literals implicitly concatenated), and the offset of its closing quote; None when
+    the text does not match them."""
+    pieces = _pieces(written)
+    if pieces is None or not any("f" in piece.flags for piece in pieces):
         return None
-    quote = written[prefix]
-    if written.startswith(quote * 3, prefix):
-        quote *= 3
-    body_start, body_end = prefix + len(quote), len(written) - len(quote)
-    if body_end < body_start or not written.endswith(quote):
+    runs: list[tuple[_Layout, int]] = []
+    for number, piece in enumerate(pieces):
+        placed = _piece_layout(written, piece)
+        if placed is None:
+            return None
+        runs.extend((layout, number) for layout in placed)
+    groups: _Placed = []
+    at = 0
+    for value in node.values:
+        if isinstance(value, ast.FormattedValue):
+            if at >= len(runs) or not isinstance(runs[at][0], tuple):
+                return None
+            groups.append([runs[at]])
+            at += 1
+            continue
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return None
+        group: list[tuple[_Layout, int]] = []
+        while at < len(runs) and isinstance(runs[at][0], list):
+            group.append(runs[at])
+            at += 1
+        if _literal_chars(group) != value.value:
+            return None  # (ast joins the literal characters of neighbouring pieces in one value)
+        groups.append(group)
+    if at != len(runs):
         return None
-    raw = "r" in flags
+    return groups, pieces[-1].end
+
+
+def _literal_chars(group: list[tuple[_Layout, int]]) -> str:
+    return "".join(
+        char for layout, _ in group if isinstance(layout, list) for char, _ in layout
+    )
+
+
+def _piece_layout(written: str, piece: _Piece) -> list[_Layout] | None:
+    """The literal runs and ``{...}`` fields of one literal, at their offsets in ``written``."""
+    body_start, body_end = piece.start, piece.end
+    raw = "r" in piece.flags
+    if "f" not in piece.flags:
+        decoded = _decode(written[body_start:body_end], raw)
+        if decoded is None:
+            return None
+        return [[(char, body_start + at) for char, at in decoded]] if decoded else []
     layout: list[_Layout] = []
     literal: list[tuple[str, int]] = []
     index = body_start
@@ -621,14 +844,6 @@ def _fstring_layout(written: str, node: ast.JoinedStr) -> list[_Layout] | None:
     literal += [(c, segment_start + at) for c, at in decoded]
     if literal:
         layout.append(literal)
-    if len(layout) != len(node.values):
-        return None
-    for value, placed in zip(node.values, layout):
-        if isinstance(placed, tuple) != isinstance(value, ast.FormattedValue):
-            return None
-        if isinstance(value, ast.Constant) and isinstance(placed, list):
-            if "".join(char for char, _ in placed) != value.value:
-                return None
     return layout
 
 
@@ -957,6 +1172,119 @@ def _unparsed(node: ast.expr) -> str:
         return "..."
 
 
+# -- keywords in a mapping assigned to a name --------------------------------------------------
+#
+# ``config = {"model": m, "max_model_len": 4096}`` then ``LLM(**config)``, or Ray's
+# ``engine_kwargs = dict(...)`` then ``LLMConfig(engine_kwargs=engine_kwargs)``: a name assigned a
+# dict display or a ``dict(...)`` call in straight-line code of the same scope, before the use,
+# stands for it, as a string name does (``_string_bindings``).  A key added later
+# (``config["k"] = v``, ``config.update(...)``, ``setdefault``), in a branch or not, makes the
+# mapping incomplete (the launch has keywords vlint did not read); any other change of the name
+# (assigned again, ``pop``, ``del config[k]``, ``clear``, ``|=``) makes it unknown from there on.
+
+_ADDING_METHODS = frozenset({"update", "setdefault"})
+_MappingBinding = tuple[ast.expr, bool]  # (the mapping, whether keys may have been added)
+
+
+class _Mappings:
+    """The mappings names stand for at their uses (by ``id`` of the ``ast.Name``)."""
+
+    def __init__(self, bindings: dict[int, _MappingBinding]) -> None:
+        self.bindings = bindings
+
+    def resolve(self, node: ast.expr) -> _MappingBinding:
+        """The mapping ``node`` stands for (``node`` itself when it is not a bound name)."""
+        if isinstance(node, ast.Name):
+            return self.bindings.get(id(node), (node, False))
+        return node, False
+
+
+def _is_dict_call(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and not node.args
+    )
+
+
+def _mapping_bindings(tree: ast.Module) -> _Mappings:
+    found: dict[int, _MappingBinding] = {}
+    scopes: list[list[ast.stmt]] = [tree.body]
+    while scopes:
+        body = scopes.pop()
+        known: dict[str, _MappingBinding] = {}
+        for statement in body:
+            assigned = _assigned_mapping(statement)
+            changes = _mapping_changes(statement) if assigned is None else {}
+            changed = {name: _after(known[name], changes[name]) for name in changes
+                       if name in known}
+            # A use inside a branch or loop may follow a change in it; one in a plain
+            # statement comes before its own change (``config = f(**config)``).
+            overlay = changed if _nested_statement(statement) else {}
+            for node in _walk_scope(statement, scopes):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    binding = overlay[node.id] if node.id in overlay else known.get(node.id)
+                    if binding is not None:
+                        found[id(node)] = binding
+            if assigned is not None:
+                known[assigned[0]] = (assigned[1], False)
+            for name, binding in changed.items():
+                if binding is None:
+                    del known[name]
+                else:
+                    known[name] = binding
+    return _Mappings(found)
+
+
+def _after(binding: _MappingBinding, adds_only: bool) -> _MappingBinding | None:
+    """A mapping after a change: incomplete when keys were only added, else unknown."""
+    return (binding[0], True) if adds_only else None
+
+
+def _assigned_mapping(statement: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``name = {...}`` or ``name = dict(...)``: the name and the mapping."""
+    if isinstance(statement, ast.Assign):
+        if len(statement.targets) != 1:
+            return None
+        target, value = statement.targets[0], statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        target, value = statement.target, statement.value
+    else:
+        return None
+    if isinstance(target, ast.Name) and (isinstance(value, ast.Dict) or _is_dict_call(value)):
+        return target.id, value
+    return None
+
+
+def _mapping_changes(statement: ast.stmt) -> dict[str, bool]:
+    """The names a statement changes: True where it only adds keys, False otherwise."""
+    changes: dict[str, bool] = {}
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            changes[node.id] = False
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                changes.setdefault(node.value.id, True)
+            elif isinstance(node.ctx, ast.Del):
+                changes[node.value.id] = False
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.attr in _MUTATING_METHODS
+        ):
+            name = node.func.value.id
+            if node.func.attr in _ADDING_METHODS:
+                changes.setdefault(name, True)
+            else:
+                changes[name] = False
+    return changes
+
+
+_MUTATING_METHODS = _ADDING_METHODS | {"pop", "popitem", "clear", "__setitem__", "__delitem__"}
+
+
 # -- Ray Serve LLM ---------------------------------------------------------------------------
 #
 # ``LLMConfig`` is ``ray.serve.llm.LLMConfig`` (Ray 2.43+; defined in ray-project/ray
@@ -976,9 +1304,12 @@ _RAY_CONFIGS = frozenset(
 )
 
 
-def _ray_config(path: str, source: Source, node: ast.Call) -> Invocation | None:
+def _ray_config(
+    path: str, source: Source, node: ast.Call, mappings: _Mappings
+) -> Invocation | None:
     """``LLMConfig(model_loading_config=..., engine_kwargs=...)`` as
-    ``AsyncEngineArgs(model=..., **engine_kwargs)`` of the vLLM Ray runs."""
+    ``AsyncEngineArgs(model=..., **engine_kwargs)`` of the vLLM Ray runs (each mapping written
+    in the call or assigned to a name before it)."""
     given = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
     loading, engine = given.get("model_loading_config"), given.get("engine_kwargs")
     if loading is None and engine is None:
@@ -986,13 +1317,14 @@ def _ray_config(path: str, source: Source, node: ast.Call) -> Invocation | None:
     keywords: list[Keyword] = []
     unpacked = any(keyword.arg is None for keyword in node.keywords)
     if loading is not None:
-        entries, _ = _mapping_entries(source, loading)
+        entries, _ = _mapping_entries(source, mappings.resolve(loading)[0])
         model = _ray_model(source, entries)
         if model is not None:
             keywords.append(model)
     if engine is not None:
+        engine, incomplete = mappings.resolve(engine)
         entries, rest = _mapping_entries(source, engine)
-        unpacked = unpacked or rest
+        unpacked = unpacked or rest or incomplete
         frontend = ray_serve._frontend_keys()  # (shared with the YAML form; private there)
         for name, value in entries:
             if name.text in frontend or name.text in ray_serve._RAY_REWRITES:
@@ -1018,7 +1350,8 @@ def _ray_model(source: Source, entries: list[tuple[Token, ast.expr]]) -> Keyword
                 value.value, str
             ):
                 start, end = name.pos(0), name.pos(len(name.text))
-                return _keyword(source, Token("model", (start,) * 5 + (end,)), value)
+                model = Token("model", (start,) * 5 + (end,), unwritten=5)
+                return _keyword(source, model, value)
     return None
 
 

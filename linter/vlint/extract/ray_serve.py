@@ -180,7 +180,8 @@ class Reader:
                 if name is None:
                     return None
                 start, end = name.pos(0), name.pos(len(name.text))
-                return self.keyword(Token(keyword, (start,) * len(keyword) + (end,)), value)
+                name = Token(keyword, (start,) * len(keyword) + (end,), unwritten=len(keyword))
+                return self.keyword(name, value)
         return None
 
     def engine_keywords(self, node: Node | None, frontend: bool = True) -> Iterator[Keyword]:

@@ -12,7 +12,9 @@ it is silently dropped; whether that happens is the release's and the entry poin
 A file is a vLLM config when an invocation names it with ``--config FILE`` (resolved relative
 to the referencing file) or when its name matches ``*vllm*config*.y*ml`` / ``vllm*.y*ml`` and
 some top-level key is a ``vllm serve`` option.  Flag tokens point at the YAML key, value tokens
-at the YAML value.
+at the YAML value.  A flag's dashes are unwritten (``Token.unwritten``): a fix renaming the flag
+renames the key (``vlint.checks.base.Context.applicable``); a value vLLM converts (a list item,
+a mapping's JSON) is unwritten whole, and no fix edits it.
 """
 
 from __future__ import annotations
@@ -89,7 +91,9 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
         if isinstance(loaded, bool) and not loaded:
             false_keys.append(Token(name, key_positions))
             continue
-        flag = Token("--" + name, (key_positions[0], key_positions[0], *key_positions))
+        # vLLM writes the dashes; the rest of the flag is the key (``Token.unwritten``).
+        flag = Token("--" + name, (key_positions[0], key_positions[0], *key_positions),
+                     unwritten=2)
         if isinstance(loaded, bool):
             args.append(flag)
         elif isinstance(loaded, list):
@@ -112,7 +116,8 @@ def _value(source: SourceIndex, node: Node, text: str) -> Token:
     if yamlpos.is_scalar(node) and yamlpos.scalar_value(node) == text:
         return yamlpos.scalar_token(source, node)
     start = source.pos(node.start_mark.index)
-    return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)))
+    return Token(text, (*(start for _ in text), source.pos(node.end_mark.index)),
+                 unwritten=len(text))
 
 
 def loaded(node: Node, budget: list[int]) -> Any:

@@ -6,6 +6,7 @@ Extractors, rules and the target resolution all ask these questions about an ima
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -14,11 +15,12 @@ from packaging.version import InvalidVersion, Version
 
 from vlint.knowledge import catalog, curated
 from vlint.knowledge.curated import ImageRepository
-from vlint.model import Entry
+from vlint.model import Entry, Token
 
 __all__ = [
     "API_SERVER_MODULE", "LATEST", "Reference", "image_entry", "is_server_image", "parse_reference",
-    "release_from_image", "repository_entry", "unversioned_note",
+    "release_from_image", "repository_entry", "runs_server", "server_arguments",
+    "unversioned_note",
 ]
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
@@ -169,3 +171,50 @@ def _nearest_image(known: Sequence[Version], index: int) -> Mapping[str, Any]:
                     found: Mapping[str, Any] = image
                     return found
     return {}
+
+
+def runs_server(image: str, words: Sequence[Token]) -> bool:
+    """Whether an image given ``words`` as its arguments runs vLLM's server with them.
+
+    A vLLM server image does (``vllm/vllm-openai``, ``knowledge.images.is_server_image``).  So
+    does an image whose reference names vLLM without being one vlint knows (a locally built
+    ``vllm-cpu-env``, ``team-vllm:local``, a ``$VLLM_IMAGE`` variable, a vendor's CPU build)
+    when every option among ``words`` is an option string of ``vllm serve`` in some release:
+    the words are written for vLLM's parser.  An option no vLLM release has (``--concurrency``)
+    means the image's own entry point reads them, and nothing is guessed.
+    """
+    if is_server_image(image):
+        return True
+    return "vllm" in image.lower() and server_arguments(words)
+
+
+def server_arguments(words: Sequence[Token]) -> bool:
+    """Whether ``words`` start with an option and every written option among them is one that
+    ``vllm serve`` (or the API server) accepted in some known release."""
+    if not words or not words[0].literal or not words[0].text.startswith("-"):
+        return False
+    known = _every_option_string()
+    for word in words:
+        text = word.text
+        if not word.literal or not text.startswith("-") or text == "-" or _NUMBER.match(text):
+            continue
+        option = text.partition("=")[0]
+        if option.startswith("--"):
+            option = "--" + option[2:].replace("_", "-")  # vLLM reads `_` in names as `-`
+        if option not in known and not _SHORT_WITH_VALUE.match(option):
+            return False
+    return True
+
+
+_NUMBER = re.compile(r"-\d")
+# A short option with its value joined (``-O3``, ``-tp4``) is read by its prefix.
+_SHORT_WITH_VALUE = re.compile(r"-(O|tp|pp|dp)\d+$")
+
+
+@functools.cache
+def _every_option_string() -> frozenset[str]:
+    """Every option string of ``vllm serve`` and the OpenAI API server in any known release
+    (from the catalog's lifetimes: what appeared, in which releases)."""
+    return frozenset(
+        (*catalog.option_lifetimes("serve"), *catalog.option_lifetimes("api_server"))
+    )

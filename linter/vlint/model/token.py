@@ -9,6 +9,12 @@ from typing import Literal
 from vlint.model.positions import Locator, Pos, Span
 
 
+# How a token's last character is told from its end (``Token._closing``): ``quote``, the end
+# may follow one closing quote of the located text; ``columns``, the same measured in file
+# columns (explicit positions: no located text); ``exact``, the end is the last character's.
+EndRule = Literal["quote", "columns", "exact"]
+
+
 class Token:
     """One argument as the launched program receives it, with where each character came from.
 
@@ -29,14 +35,25 @@ class Token:
     (None for every other token).  ``gathered`` is true for a token whose characters were
     written in more than one place (``--port=$PORT``, with ``PORT`` assigned above): no one
     stretch of the file holds it, so no edit may replace it whole.
+
+    ``unwritten`` counts the leading characters of ``text`` that no file holds: a producer
+    writes them from what the file says.  A chart's template writes ``--max-model-len`` for a
+    values key ``maxModelLen:`` (all of it unwritten, every character at the key), vLLM's
+    ``--config`` loader writes ``--`` before a key (two unwritten, the rest at the key).  An
+    edit meant for the flag's text would put a flag into the key (``vlint.checks.base``).
     """
 
-    __slots__ = ("_locate", "_offsets", "_positions", "condition", "gathered", "literal", "text")
+    __slots__ = (
+        "_end_rule", "_locate", "_offsets", "_positions", "condition", "gathered", "literal",
+        "text", "unwritten",
+    )
 
     text: str
     literal: bool
     condition: str | None
     gathered: bool
+    unwritten: int
+    _end_rule: EndRule
     _locate: Locator
     _offsets: Sequence[int]
     _positions: tuple[Pos, ...] | None
@@ -48,9 +65,13 @@ class Token:
         literal: bool = True,
         condition: str | None = None,
         gathered: bool = False,
+        unwritten: int = 0,
     ) -> None:
         explicit = tuple(positions)
-        self._init(text, range(len(explicit)), explicit.__getitem__, literal, condition, gathered)
+        self._init(
+            text, range(len(explicit)), explicit.__getitem__, literal, condition, gathered,
+            unwritten, "columns",
+        )
         object.__setattr__(self, "_positions", explicit)
 
     def _init(
@@ -61,14 +82,20 @@ class Token:
         literal: bool,
         condition: str | None = None,
         gathered: bool = False,
+        unwritten: int = 0,
+        end_rule: EndRule = "quote",
     ) -> None:
         if len(offsets) != len(text) + 1:
             raise ValueError(f"token {text!r} needs {len(text) + 1} positions")
+        if not 0 <= unwritten <= len(text):
+            raise ValueError(f"token {text!r} cannot have {unwritten} unwritten characters")
         put = object.__setattr__
         put(self, "text", text)
         put(self, "literal", literal)
         put(self, "condition", condition)
         put(self, "gathered", gathered)
+        put(self, "unwritten", unwritten)
+        put(self, "_end_rule", end_rule)
         put(self, "_locate", locate)
         put(self, "_offsets", offsets)
         put(self, "_positions", None)
@@ -82,11 +109,17 @@ class Token:
         literal: bool = True,
         condition: str | None = None,
         gathered: bool = False,
+        unwritten: int = 0,
+        exact_end: bool = False,
     ) -> Token:
         """A token whose character ``i`` sits at ``offsets[i]`` of a located text (and its end at
-        ``offsets[-1]``)."""
+        ``offsets[-1]``).  ``exact_end``: the end is where the last character ends, never after a
+        closing quote (a YAML scalar's value, whose characters may be escapes)."""
         token = cls.__new__(cls)
-        token._init(text, offsets, locate, literal, condition, gathered)
+        token._init(
+            text, offsets, locate, literal, condition, gathered, unwritten,
+            "exact" if exact_end else "quote",
+        )
         return token
 
     @classmethod
@@ -147,37 +180,66 @@ class Token:
         """The span of ``text[start:end]``.
 
         A token's end position is where its source ends, after any closing quote; a value that
-        ends the token stops before that one quote character.  (A value that came from a longer
-        expression, such as a resolved ``${VAR:-8}``, keeps the whole expression.)
+        ends the token stops before that one quote character (``_closing``).  (A value that
+        came from a longer expression, such as a resolved ``${VAR:-8}``, keeps the whole
+        expression.)
         """
         stop = len(self.text) if end is None else end
         finish = self.pos(stop)
         if stop > start and stop == len(self.text):
-            last = self.pos(stop - 1)
-            # (A made-up word maps all its characters to one place: nothing to trim there.)
-            distinct = stop == 1 or self.pos(stop - 2) != last
-            if distinct and finish == Pos(last.line, last.column + 2):
-                finish = Pos(last.line, last.column + 1)
+            finish = self._closing(stop, finish)
         begin = self.pos(start)
         if finish < begin:
             return self._bounds(start, stop)
         return Span(begin, finish)
 
+    def _closing(self, stop: int, finish: Pos) -> Pos:
+        """Where the last character ends when a closing quote follows it before ``finish``.
+
+        The quote is one character of the text the token was read from, so it is measured
+        there: in the file it may take more (``\\"`` in a Python or JSON string, a YAML
+        double-quoted scalar), and the file position of that located offset is where the
+        quote's own text starts.  A token built from explicit positions has no such text: its
+        quote is taken to be one column.  A token whose end is exact has none to trim.
+        """
+        if self._end_rule == "exact":
+            return finish
+        last = self.pos(stop - 1)
+        # (A made-up word maps all its characters to one place: nothing to trim there.)
+        if stop > 1 and self.pos(stop - 2) == last:
+            return finish
+        if self._end_rule == "columns":
+            after = Pos(last.line, last.column + 1)
+            return after if finish == Pos(last.line, last.column + 2) else finish
+        after_last = self._offsets[stop - 1] + 1
+        if self._offsets[stop] != after_last + 1:
+            return finish
+        closing = self._locate(after_last)
+        return closing if last < closing < finish else finish
+
     def slice(self, start: int, end: int | None = None) -> Token:
         """The token of ``text[start:end]``, its characters where they were (the end included)."""
         stop = len(self.text) if end is None else end
-        return Token.at(
+        token = Token.at(
             self.text[start:stop],
             self._offsets[start : stop + 1],
             self._locate,
             self.literal,
             self.condition,
             self.gathered,
+            max(0, min(self.unwritten, stop) - start),
         )
+        object.__setattr__(token, "_end_rule", self._end_rule)
+        return token
 
     def with_text(self, text: str, literal: bool) -> Token:
         """The same positions for another text of the same length (a masked or restored one)."""
-        return Token.at(text, self._offsets, self._locate, literal, self.condition, self.gathered)
+        token = Token.at(
+            text, self._offsets, self._locate, literal, self.condition, self.gathered,
+            self.unwritten,
+        )
+        object.__setattr__(token, "_end_rule", self._end_rule)
+        return token
 
     def moved(self, move: Callable[[Pos], Pos]) -> Token:
         """This token with every position mapped through ``move`` (into an enclosing file)."""
@@ -186,9 +248,12 @@ class Token:
         def moved_locate(offset: int) -> Pos:
             return move(locate(offset))
 
-        return Token.at(
-            self.text, self._offsets, moved_locate, self.literal, self.condition, self.gathered
+        token = Token.at(
+            self.text, self._offsets, moved_locate, self.literal, self.condition, self.gathered,
+            self.unwritten,
         )
+        object.__setattr__(token, "_end_rule", self._end_rule)
+        return token
 
     def _key(self) -> tuple[str, bool, tuple[Pos, ...], str | None]:
         return self.text, self.literal, self.positions, self.condition
@@ -213,9 +278,12 @@ class Token:
 
     def __reduce__(
         self,
-    ) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool, str | None, bool]]:
+    ) -> tuple[type[Token], tuple[str, tuple[Pos, ...], bool, str | None, bool, int]]:
         # A locator may be a closure (nesting composes them): a copy keeps the positions.
-        return Token, (self.text, self.positions, self.literal, self.condition, self.gathered)
+        return Token, (
+            self.text, self.positions, self.literal, self.condition, self.gathered,
+            self.unwritten,
+        )
 
 
 Entry = Literal["serve", "api_server", "demo_server"]

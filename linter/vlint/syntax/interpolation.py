@@ -155,7 +155,9 @@ def split_words(chars: Chars) -> list[Token]:
         if text[index] in _WORD_BREAKS:
             index += 1
             continue
-        word = _Builder()
+        # The indexes in ``chars`` of the word's characters: the token keeps their offsets in the
+        # text ``chars`` was located in, where a closing quote is one character (``Token``).
+        taken: list[int] = []
         quote = ""
         while index < len(text):
             char = text[index]
@@ -163,25 +165,29 @@ def split_words(chars: Chars) -> list[Token]:
                 if char == "'":
                     quote = ""
                 else:
-                    word.add(chars, index, index + 1)
+                    taken.append(index)
             elif quote == '"':
                 if char == '"':
                     quote = ""
                 elif char == "\\" and text[index + 1 : index + 2] in ('"', "\\", "$", "`"):
                     index += 1
-                    word.add(chars, index, index + 1)
+                    taken.append(index)
                 else:
-                    word.add(chars, index, index + 1)
+                    taken.append(index)
             elif char in _WORD_BREAKS:
                 break
             elif char in "'\"":
                 quote = char
             elif char == "\\" and index + 1 < len(text):
                 index += 1
-                word.add(chars, index, index + 1)
+                taken.append(index)
             else:
-                word.add(chars, index, index + 1)
+                taken.append(index)
             index += 1
-        built = word.done(chars.positions[index])
-        words.append(Token(built.text, built.positions, all(built.literal)))
+        words.append(Token.at(
+            "".join(text[at] for at in taken),
+            [*(chars.offset(at) for at in taken), chars.offset(index)],
+            chars.locator,
+            all(chars.literal[at] for at in taken),
+        ))
     return words

@@ -213,8 +213,11 @@ def scalar_positions(source: SourceIndex, node: ScalarNode) -> tuple[Pos, ...]:
 
 
 def scalar_token(source: SourceIndex, node: ScalarNode, literal: bool = True) -> Token:
-    """The scalar's value as a token positioned by offsets (no ``Pos`` made until asked)."""
-    return Token.at(scalar_value(node), scalar_offsets(source, node), source.pos, literal)
+    """The scalar's value as a token positioned by offsets (no ``Pos`` made until asked); its
+    end is its last character's (before a closing quote), even when that is an escape."""
+    return Token.at(
+        scalar_value(node), scalar_offsets(source, node), source.pos, literal, exact_end=True
+    )
 
 
 def scalar_offsets(source: SourceIndex, node: ScalarNode) -> list[int]:
