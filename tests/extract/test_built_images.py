@@ -269,11 +269,11 @@ def test_a_service_that_pulls_a_built_name_is_not_the_built_image(tmp_path: path
     text = (
         "services:\n"
         "  first:\n"
-        "    image: team-vllm:local\n"
+        "    image: team-server:local\n"
         "    build: ./vllm\n"
         "    command: [\"--model\", \"a\"]\n"
         "  second:\n"
-        "    image: team-vllm:local\n"
+        "    image: team-server:local\n"
         "    pull_policy: always\n"
         "    command: [\"--model\", \"b\"]\n"
     )

@@ -397,8 +397,11 @@ def test_singularity_run_gives_a_server_images_arguments() -> None:
 def test_a_sif_file_gives_no_target() -> None:
     invocation = one("apptainer exec --nv vllm.sif vllm serve m\n")
     assert invocation.target is None and invocation.image is None
-    # What a local .sif file's runscript starts cannot be known.
-    assert launches("apptainer run --nv vllm.sif --model m\n") == []
+    # What a local .sif file's runscript starts cannot be known from the file: the words after
+    # it are a launch only when its name says vLLM and every option is vLLM's.
+    assert launches("apptainer run --nv tools.sif --model m\n") == []
+    (named,) = launches("apptainer run --nv vllm.sif --model m\n")
+    assert named.target is None and texts(named) == ["--model", "m"]
 
 
 def test_a_command_written_after_a_local_image_that_run_starts_is_a_launch() -> None:

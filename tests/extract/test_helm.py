@@ -151,3 +151,36 @@ def test_kubeai_values_engine_args() -> None:
     (invocation,) = extract("values.yaml", text)
     assert invocation.entry == "api_server"
     assert texts(invocation) == ["--max-num-seqs=2"]
+
+
+FOLDED = (
+    "apiVersion: apps/v1\n"                                        # 1
+    "kind: Deployment\n"                                           # 2
+    "spec:\n"                                                      # 3
+    "  template:\n"                                                # 4
+    "    spec:\n"                                                  # 5
+    "      containers:\n"                                          # 6
+    "        - name: vllm\n"                                       # 7
+    "          image: \"{{ .Values.image }}\"\n"                   # 8
+    "          command: [/bin/sh]\n"                               # 9
+    "          args:\n"                                            # 10
+    "            - -c\n"                                           # 11
+    "            - >-\n"                                           # 12
+    "              vllm serve\n"                                   # 13
+    "              {{- if .Values.local }}\n"                      # 14
+    "              {{ .Values.mountPath }}\n"                      # 15
+    "              {{- else }}\n"                                  # 16
+    "              {{ .Values.model }}\n"                          # 17
+    "              {{- end }}\n"                                   # 18
+    "              --port 8000\n"                                  # 19
+)
+
+
+def test_a_folded_command_keeps_its_words_through_chomped_actions() -> None:
+    # Helm renders "vllm serve <mountPath> --port 8000" on one line: the `{{-` lines leave no
+    # line, the value action writes a word, and the branch not read writes nothing.
+    (found,) = extract("templates/deployment.yaml", FOLDED)
+    assert [t.text for t in found.args] == ["{{ .Values.mountPath }}", "--port", "8000"]
+    assert not found.args[0].literal
+    assert found.args[1].span == Span(Pos(19, 15), Pos(19, 21))
+    assert found.line_breaks == ()

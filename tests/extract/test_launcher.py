@@ -52,7 +52,9 @@ def test_invalid_yaml_is_unparsable() -> None:
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not available")
 def test_corpus_files_extract() -> None:
     counts = {p.name: len(extract(str(p), p.read_text("utf-8"))) for p in sorted(CORPUS.iterdir())}
-    assert sum(counts.values()) == 4
+    # The llama-stack composite action writes its arguments with `${{ ... }}` expressions (read
+    # as unresolved words, issue 15): five launches in five files.
+    assert sum(counts.values()) == 5
 
 
 def test_dstack_image_tag_is_the_target() -> None:

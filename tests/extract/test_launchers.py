@@ -8,18 +8,7 @@ import pytest
 
 from vlint.extract.shell import extract
 from vlint.model import Invocation, Pos, Span
-
-
-def only(line: str) -> Invocation:
-    found = extract("run.sh", line + "\n")
-    assert len(found) == 1, found
-    return found[0]
-
-
-def columns(line: str, text: str) -> Span:
-    assert line.count(text) == 1, (line, text)
-    start = line.index(text) + 1
-    return Span(Pos(1, start), Pos(1, start + len(text)))
+from tests._support.invocations import columns, only
 
 
 @pytest.mark.parametrize(

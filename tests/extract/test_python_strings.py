@@ -7,18 +7,7 @@ import time
 
 from vlint.extract.python import extract
 from vlint.model import Invocation, Pos, Span, Token
-
-
-def args(invocation: Invocation) -> list[str]:
-    return [token.text for token in invocation.args]
-
-
-def arg(invocation: Invocation, text: str) -> Token:
-    return next(token for token in invocation.args if token.text == text)
-
-
-def at(line: int, start: int, end: int) -> Span:
-    return Span(Pos(line, start), Pos(line, end))
+from tests._support.invocations import arg, args, at
 
 
 BUILT = (
@@ -138,11 +127,20 @@ def test_names_are_followed_within_their_own_function() -> None:
 
 
 def test_an_f_string_that_cannot_be_placed_gets_its_whole_span() -> None:
+    # A self-documenting `{p=}` writes text no character of the file holds one for one.
+    text = 'import os\nos.system(f"vllm serve m --port {p=}")\n'
+    (invocation,) = extract("serve.py", text)
+    assert args(invocation) == ["m", "--port", "p={p}"]
+    for token in invocation.args:
+        assert token.span == at(2, 11, 38)
+
+
+def test_implicitly_concatenated_pieces_are_each_placed() -> None:
     text = 'import os\nos.system("vllm serve m " f"--port {p}")\n'
     (invocation,) = extract("serve.py", text)
     assert args(invocation) == ["m", "--port", "{p}"]
-    for token in invocation.args:
-        assert token.span == at(2, 11, 40)
+    assert [token.span for token in invocation.args] == [at(2, 23, 24), at(2, 29, 35),
+                                                          at(2, 36, 39)]
 
 
 def test_split_keeps_quotes_as_written() -> None:

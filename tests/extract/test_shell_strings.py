@@ -13,22 +13,11 @@ from vlint.engine.lint import lint
 from vlint.extract.shell import extract, parse_words
 from vlint.model import Finding, Invocation, Pos, Span, Token
 from vlint.settings import Settings
+from tests._support.invocations import arg, args, at
 
 
 def launches(text: str) -> list[Invocation]:
     return extract("run.sh", text)
-
-
-def args(invocation: Invocation) -> list[str]:
-    return [token.text for token in invocation.args]
-
-
-def arg(invocation: Invocation, text: str) -> Token:
-    return next(token for token in invocation.args if token.text == text)
-
-
-def at(line: int, start: int, end: int) -> Span:
-    return Span(Pos(line, start), Pos(line, end))
 
 
 BUILT = (

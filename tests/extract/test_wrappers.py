@@ -9,21 +9,9 @@ import pytest
 from vlint.extract.dockerfile import extract as dockerfile
 from vlint.extract.shell import extract
 from vlint.model import Invocation, Pos, Span
+from tests._support.invocations import columns, only
 
 TAIL = " m --port 1"
-
-
-def only(line: str) -> Invocation:
-    found = extract("run.sh", line + "\n")
-    assert len(found) == 1, found
-    return found[0]
-
-
-def columns(line: str, text: str) -> Span:
-    """Where ``text`` (unique in ``line``) is written on line 1."""
-    assert line.count(text) == 1, (line, text)
-    start = line.index(text) + 1
-    return Span(Pos(1, start), Pos(1, start + len(text)))
 
 
 WRAPPED = [

@@ -47,9 +47,10 @@ def check(context: Context) -> Iterator[Finding]:
     if resolution.invocation.entry != "api_server" or parser is None or not parser.positionals:
         return
     joined = {id(token) for token, _, _ in joined_tokens(context)}
-    # A value after an unknown option is that option's stray value (VL101), not a model.
+    # A value after an unknown or ambiguous option is that option's stray value (VL101, VL105:
+    # vLLM stops at the option), not a model.
     args = resolution.invocation.args
-    unknown = {id(use.token) for use in resolution.uses if use.match == "unknown"}
+    unknown = {id(use.token) for use in resolution.uses if use.match in ("unknown", "ambiguous")}
     strays = {id(args[i + 1]) for i in range(len(args) - 1) if id(args[i]) in unknown}
     strays |= container_option_after_image.values(context)  # VL407 reports their option
     words = [t for t in resolution.positionals if id(t) not in joined | strays]

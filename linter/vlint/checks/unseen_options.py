@@ -12,18 +12,23 @@ it holds:
 
 The model itself written as a variable beside written options (``vllm serve "$MODEL" --port
 1``, ``--model ${MODEL}``, a Helm ``{{ .Values.model }}``, a Markdown ``<model>``) is the model:
-it leaves the other options known.  A Python launch's ``**kwargs`` may hold any keyword.  The
-normaliser gives up on extra positionals for the same reason (``Resolution.extra_positionals``).
+it leaves the other options known.  A Python launch's ``**kwargs`` may hold any keyword.  A
+vLLM ``--config`` file is only part of a launch: the command that loads it (``vllm serve
+--config FILE ...``) may give any option besides the file's keys.  The normaliser gives up on
+extra positionals for the same reason (``Resolution.extra_positionals``).
 """
 
 from __future__ import annotations
 
+from vlint.extract.config_refs import KIND as VLLM_CONFIG
 from vlint.normalise.resolution import Resolution
 
 
 def may_set_unseen_options(resolution: Resolution) -> bool:
     """True when an option absent from what vlint reads may still be given to vLLM."""
     invocation = resolution.invocation
+    if invocation.kind == VLLM_CONFIG:
+        return True
     if invocation.style == "python":
         return invocation.has_unpacked_kwargs
     model = resolution.written("model")

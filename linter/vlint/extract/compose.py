@@ -427,15 +427,20 @@ def _service(
         if command.string is not None:
             return finish(_shell(path, command.string))
         return finish(recognise_all(command.words, path=path, kind=KIND))
-    # An explicit entrypoint replaces the image's; compose appends the command's words to it.
+    return finish(_entrypoint_launches(path, entrypoint, command))
+
+
+def _entrypoint_launches(path: str, entrypoint: _Argv, command: _Argv | None) -> list[Invocation]:
+    """The launches of a service with an explicit ``entrypoint:``: it replaces the image's,
+    and compose appends the command's words to it."""
     command_words = command.words if command is not None else ()
     if entrypoint.string is not None and command is None:
-        return finish(_shell(path, entrypoint.string))
+        return _shell(path, entrypoint.string)
     found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND)
     if not found and command_words:
         # Entrypoint scripts commonly end with `exec "$@"`, running the command as given.
         found = recognise_all(command_words, path=path, kind=KIND)
-    return finish(found)
+    return found
 
 
 def _shell(path: str, chars: Chars) -> list[Invocation]:
@@ -579,13 +584,7 @@ def _built_service(
         return [deployment.enclosed(invocation, KIND, facts, release) for invocation in found]
 
     if entrypoint is not None:
-        command_words = command.words if command is not None else ()
-        if entrypoint.string is not None and command is None:
-            return finish(_shell(path, entrypoint.string))
-        found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND)
-        if not found and command_words:
-            found = recognise_all(command_words, path=path, kind=KIND)
-        return finish(found)
+        return finish(_entrypoint_launches(path, entrypoint, command))
     server = _server_entry(built)
     if command is None:
         if server is None or built is None or built.cmd is not None:
@@ -602,6 +601,13 @@ def _built_service(
     elif built is not None and built.base is not None and is_server_image(built.base):
         found = recognise_all(command.words, path=path, kind=KIND, image=built.base)
         return finish([replace(invocation, target=release) for invocation in found])
+    elif built is None and facts.image is not None \
+            and runs_server(facts.image.value, command.words):
+        # The Dockerfile is not here to say (built elsewhere, outside the repository), but the
+        # image's name says vLLM and every option of the command is vLLM's
+        # (``knowledge.images.runs_server``): the words are its server's arguments.
+        found = recognise_all(command.words, path=path, kind=KIND, image=facts.image.value)
+        return finish([replace(invocation, target=None) for invocation in found])
     if command.string is not None:
         return finish(_shell(path, command.string))
     return finish(recognise_all(command.words, path=path, kind=KIND))

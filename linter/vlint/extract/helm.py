@@ -44,7 +44,7 @@ from vlint.extract import (
 )
 from vlint.extract.argv import recognise_all
 from vlint.knowledge.images import release_from_image
-from vlint.model import Deployment, Invocation, Located, Pos, Token
+from vlint.model import LineIndex, Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.yamlpos import SourceIndex
 from vlint.discover import helm_claims
@@ -100,7 +100,9 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
                 chars[index] = _PLACEHOLDER
                 unresolved[source.pos(index)] = text[index]
     lines = "".join(chars).split("\n")
+    written = list(lines)  # each line with its actions masked, before any is made blank
     blanked: set[int] = set()  # the lines (0-based) made blank
+    branch: set[int] = set()  # those of them inside a branch not read
     skipping: list[bool] = []  # one entry per open if/with/range: inside its else branch?
     for number, line in enumerate(lines, start=1):
         bare = line.rstrip("\r")
@@ -113,6 +115,8 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
         if whole:
             lines[number - 1] = " " * len(bare) + line[len(bare) :]
             blanked.add(number - 1)
+            if any(skipping):
+                branch.add(number - 1)
         row = list(lines[number - 1])
         skipped_from: int | None = None  # the column where a branch not read starts
         for first, after, action in actions_at.get(number, []):
@@ -129,7 +133,85 @@ def mask(text: str) -> tuple[str, dict[Pos, str]]:
             row[skipped_from - 1 : len(bare)] = " " * (len(bare) - skipped_from + 1)
         lines[number - 1] = "".join(row)
     _keep_rendering(text.split("\n"), lines, blanked, actions_at)
-    return "\n".join(lines), unresolved
+    _folded(lines, written, blanked, branch, actions_at)
+    return _chomped("\n".join(lines), lines, blanked, branch, actions_at), unresolved
+
+
+# A folded block scalar's header ends its line (``- >-``, ``args: >``).
+_FOLDED_HEADER = re.compile(r"[:-][ \t]>[1-9+-]{0,2}$")
+
+
+def _in_folded(lines: list[str], blanked: set[int]) -> list[bool]:
+    """For each line, whether it is inside a folded block scalar (``- >-``, ``args: >``): after
+    such a header, up to the first line that is neither blanked nor indented past it."""
+    inside: list[bool] = []
+    header_indent: int | None = None
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r")
+        indent = len(body) - len(body.lstrip(" "))
+        if body.strip() and index not in blanked and header_indent is not None \
+                and indent <= header_indent:
+            header_indent = None
+        inside.append(header_indent is not None)
+        if index not in blanked and _FOLDED_HEADER.search(body.rstrip()[-6:]):
+            header_indent = indent
+    return inside
+
+
+def _control(action: str) -> bool:
+    """Whether an action renders nothing itself (a conditional, a loop, a definition, a comment)."""
+    words = action.strip("{}").strip("-").strip().split()
+    return not words or words[0] in _CONTROL or words[0].startswith("/*")
+
+
+def _folded(
+    lines: list[str],
+    written: list[str],
+    blanked: set[int],
+    branch: set[int],
+    actions_at: Mapping[int, list[tuple[int, int, str]]],
+) -> None:
+    """In a folded block scalar, a line holding only an action that renders a value (``{{
+    .Values.model }}``) is content, not a blank line: it gets its masked text back (one
+    unresolved word), as Helm writes a value there."""
+    inside = _in_folded(lines, blanked)
+    for index in sorted(blanked):
+        if index in branch or not inside[index]:
+            continue
+        actions = actions_at.get(index + 1, [])
+        if actions and not any(_control(action) for _, _, action in actions):
+            lines[index] = written[index]
+            blanked.discard(index)
+
+
+def _chomped(
+    masked: str,
+    lines: list[str],
+    blanked: set[int],
+    branch: set[int],
+    actions_at: Mapping[int, list[tuple[int, int, str]]],
+) -> str:
+    """``masked`` where a blanked line inside a folded block scalar that Helm renders as no
+    line at all (one inside a branch not read, or one whose first action chomps the line break
+    before it, ``{{- if ... }}``) no longer starts a line: in a folded scalar a blank line is a
+    line break of the value (a shell command cut in two).  The line break before it becomes a
+    blank, so every offset stays (the positions come from the original text's lines)."""
+    chars: list[str] | None = None
+    inside = _in_folded(lines, blanked)
+    offset = 0
+    for index, line in enumerate(lines):
+        if index and index in blanked and inside[index]:
+            actions = actions_at.get(index + 1, [])
+            chomps = bool(actions) and actions[0][2].startswith("{{-")
+            if index in branch or chomps:
+                chars = chars if chars is not None else list(masked)
+                chars[offset - 1] = " "  # the line break that ends the line before
+        offset += len(line) + 1
+    return masked if chars is None else "".join(chars)
+
+
+_CONTROL = frozenset({"if", "else", "end", "range", "with", "define", "block", "template",
+                      "break", "continue"})
 
 
 # A block scalar's header ends its line (``args: |``, ``- |-``); read on the line's last
@@ -213,6 +295,8 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     if _HELM_RELEASE.search(text):
         unresolved = {**unresolved, **_flux_variables(text)}
     source = yamlpos.SourceIndex(masked)
+    # Positions come from the file's own lines: masking keeps every offset, not every line.
+    source.pos = LineIndex.of(text).pos
     documents = _documents(masked, strict="{{" not in text)
     reader = kubernetes._Reader(path, source, KIND, unresolved)
     for document in documents:

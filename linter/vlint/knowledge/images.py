@@ -189,10 +189,16 @@ def runs_server(image: str, words: Sequence[Token]) -> bool:
 
 
 def server_arguments(words: Sequence[Token]) -> bool:
-    """Whether ``words`` start with an option and every written option among them is one that
-    ``vllm serve`` (or the API server) accepted in some known release."""
-    if not words or not words[0].literal or not words[0].text.startswith("-"):
+    """Whether ``words`` start with an option (or with a model reference, ``org/name`` or a
+    path, followed by options: ``vllm serve``'s positional model) and every written option among
+    them is one that ``vllm serve`` (or the API server) accepted in some known release."""
+    if not words or not words[0].literal:
         return False
+    first = words[0].text
+    if not first.startswith("-"):
+        if not _MODEL.match(first) or first.endswith(_SCRIPTS) or len(words) < 2 \
+                or not words[1].text.startswith("-"):
+            return False
     known = _every_option_string()
     for word in words:
         text = word.text
@@ -207,6 +213,9 @@ def server_arguments(words: Sequence[Token]) -> bool:
 
 
 _NUMBER = re.compile(r"-\d")
+# A model given as ``vllm serve``'s first word: a repository id or a path, never a program.
+_MODEL = re.compile(r"[\w.-]*/[\w./-]+$")
+_SCRIPTS = (".py", ".sh", ".bash")
 # A short option with its value joined (``-O3``, ``-tp4``) is read by its prefix.
 _SHORT_WITH_VALUE = re.compile(r"-(O|tp|pp|dp)\d+$")
 

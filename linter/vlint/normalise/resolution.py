@@ -266,7 +266,7 @@ def _parse_argv(resolution: Resolution, parser: ParserSpec, release: Release) ->
         )
         if option is not None:
             use, index = _consume_values(use, option, parser, release, args, index)
-        elif match == "unknown" and "=" not in token.text and index < len(args):
+        elif match in ("unknown", "ambiguous") and "=" not in token.text and index < len(args):
             after_unknown.append((token, args[index]))
         resolution.uses.append(use)
         if option is not None and use.arity_error is None:
