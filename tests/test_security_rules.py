@@ -109,6 +109,7 @@ EXPECTED: list[tuple[str, int, str]] = [
     ('b_k8s/vllm-project__production-stack__tutorials__assets__values-02-basic-config.yaml', 5, 'VL504'),
     ('g_markdown/dstackai__dstack__mkdocs__docs__examples__inference__vllm.md', 29, 'VL501'),
     ('g_markdown/dstackai__dstack__mkdocs__docs__examples__inference__vllm.md', 63, 'VL501'),
+    ('g_markdown/meta-llama__llama-stack__docs__source__deploying__kubernetes_deployment.md', 68, 'VL504'),
     ('g_markdown/vllm-project__production-stack__tutorials__02-basic-vllm-config.md', 53, 'VL504'),
     ('g_markdown/vllm-project__production-stack__tutorials__02-basic-vllm-config.md', 159, 'VL504'),
     ('g_markdown/vllm-project__recipes__GLM__GLM.md', 194, 'VL502'),

@@ -341,13 +341,21 @@ def _chart_values_content(data: bytes) -> bool:
 
 
 def _in_chart_templates(path: str) -> bool:
+    return chart_folder(path) is not None
+
+
+def chart_folder(path: str) -> str | None:
+    """The chart a template belongs to: the folder holding the nearest ``templates/`` above
+    ``path``, when a ``Chart.yaml`` sits in it (Helm's chart layout,
+    https://helm.sh/docs/topics/charts/#the-chart-file-structure); None otherwise."""
     folder = os.path.dirname(os.path.abspath(path))
     while os.path.basename(folder) != "templates":
         parent = os.path.dirname(folder)
         if parent == folder:
-            return False
+            return None
         folder = parent
-    return os.path.isfile(os.path.join(os.path.dirname(folder), "Chart.yaml"))
+    chart = os.path.dirname(folder)
+    return chart if os.path.isfile(os.path.join(chart, "Chart.yaml")) else None
 
 
 def kubernetes_claims(path: str, data: bytes) -> bool:

@@ -148,11 +148,13 @@ def test_an_assignment_in_a_branch_makes_the_variable_unknown_after_it() -> None
         '[ -z "$FAST" ] && MODEL="other"\n'
         "vllm serve $MODEL\n"
     )
-    inside, = launches(text)[:1]
+    inside, after = launches(text)[:2]
     assert args(inside) == ["m", "--max-model-len", "32768"]
+    assert arg(inside, "32768").condition is None  # inside its branch it is certain
+    # An append in a branch is known after it, conditional (tests below); any other
+    # assignment makes the variable unknown.
+    assert args(after) == ["m", "--max-model-len", "32768", "--port", "1"]
     words = [command.words for command in parse_words(text)]
-    after = next(w for w in words if w[-1].text == "1")
-    assert after[0].text == "$CMD" and not after[0].literal
     assert [w.text for w in words[-1]] == ["vllm", "serve", "$MODEL"]
 
 
@@ -255,3 +257,218 @@ def test_no_fix_edits_a_word_written_in_two_places(tmp_path: Path) -> None:
     gathered, in_array = sorted(findings, key=lambda f: f.span.start)
     assert gathered.span.start == Pos(2, 14) and gathered.fix is None
     assert in_array.span == at(3, 7, 20) and in_array.fix is not None
+
+
+# Appends in branches: ``if``/``case``/``&&``/``||`` whose every assignment to a variable only
+# appends to its value before them.
+
+BRANCHES = (
+    'CMD="vllm serve m --port 8000"\n'  # 1
+    'if [ -n "$LONG" ]; then\n'  # 2
+    '    CMD="$CMD --max-model-len 32768"\n'  # 3
+    "else\n"  # 4
+    '    CMD="${CMD} --max-model-len 4096"\n'  # 5
+    "fi\n"  # 6
+    '[[ "$EAGER" == 1 ]] && CMD+=" --enforce-eager"\n'  # 7
+    "eval $CMD\n"  # 8
+)
+
+
+def test_appends_in_branches_are_kept_after_them_and_marked_conditional() -> None:
+    (invocation,) = launches(BRANCHES)
+    assert args(invocation) == [
+        "m", "--port", "8000", "--max-model-len", "32768", "--max-model-len", "4096",
+        "--enforce-eager",
+    ]
+    then, value, other, other_value, eager = invocation.args[3:]
+    assert then.span == at(3, 15, 30) and value.span == at(3, 31, 36)
+    assert other.span == at(5, 17, 32) and other_value.span == at(5, 33, 37)
+    assert eager.span == at(7, 31, 46)
+    assert then.condition == value.condition == "'[ -n \"$LONG\" ]' succeeds"
+    assert other.condition == other_value.condition == "'[ -n \"$LONG\" ]' fails"
+    assert eager.condition == "'[[ \"$EAGER\" == 1 ]]' succeeds"
+    assert [token.condition for token in invocation.args[:3]] == [None, None, None]
+
+
+def test_an_else_branch_starts_from_the_value_before_the_if() -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        'if [ -n "$A" ]; then CMD="$CMD --dtype half"; else $CMD --port 1; fi\n'
+    )
+    (in_else,) = launches(text)
+    assert args(in_else) == ["m", "--port", "1"]
+
+
+def test_case_items_and_arrays_append_conditionally() -> None:
+    text = (
+        "ARGS=(--port 8000)\n"  # 1
+        'case "$GPU" in\n'  # 2
+        "    a100|h100) ARGS+=(--dtype bfloat16) ;;\n"  # 3
+        "    *) ARGS+=(--dtype half) ;;\n"  # 4
+        "esac\n"  # 5
+        'vllm serve m "${ARGS[@]}"\n'  # 6
+    )
+    (invocation,) = launches(text)
+    assert args(invocation) == ["m", "--port", "8000", "--dtype", "bfloat16", "--dtype", "half"]
+    assert arg(invocation, "bfloat16").span == at(3, 31, 39)
+    assert arg(invocation, "half").span == at(4, 23, 27)
+    assert arg(invocation, "bfloat16").condition == "'\"$GPU\"' matches 'a100|h100'"
+    assert arg(invocation, "8000").condition is None
+
+
+def test_a_branch_that_does_more_than_append_leaves_the_variable_unknown() -> None:
+    for branch in (
+        'CMD="vllm serve other"',  # replaces
+        'CMD="--x $CMD"',  # prepends
+        'CMD="$CMD --x"; unset CMD',
+        'CMD="$CMD --x"; source ./env.sh',
+    ):
+        text = f'CMD="vllm serve m"\nif [ -n "$A" ]; then {branch}; fi\n$CMD --port 1\n'
+        last = parse_words(text)[-1]
+        assert last.words[0].text == "$CMD" and not last.words[0].literal, branch
+
+
+def test_a_loop_still_forgets_what_it_appends() -> None:
+    text = 'CMD="vllm serve m"\nfor x in a b; do [ -n "$x" ] && CMD+=" --$x"; done\n$CMD\n'
+    assert parse_words(text)[-1].words[0].text == "$CMD"
+
+
+def test_an_append_in_the_first_operand_of_a_list_is_certain() -> None:
+    text = 'CMD="vllm serve m"\nCMD+=" --port 1" && echo ok\n$CMD\n'
+    (invocation,) = launches(text)
+    assert args(invocation) == ["m", "--port", "1"]
+    assert all(token.condition is None for token in invocation.args)
+
+
+def test_a_launcher_script_built_with_ifs_is_read() -> None:
+    # The shape of a chatbot's launcher: a command over continued lines, extended when a GPU
+    # is present and with extra arguments, then run through ``eval``.
+    text = (
+        'CMD="python -m vllm.entrypoints.openai.api_server \\\n'  # 1
+        "    --model $MODEL_DIR \\\n"  # 2
+        '    --max-model-len 2048"\n'  # 3
+        "if command -v nvidia-smi >/dev/null 2>&1; then\n"  # 4
+        '    CMD="$CMD --gpu-memory-utilization 0.85"\n'  # 5
+        "fi\n"  # 6
+        'if [ -n "$MORE_ARGS" ]; then\n'  # 7
+        '    CMD="$CMD $MORE_ARGS"\n'  # 8
+        "fi\n"  # 9
+        "eval $CMD\n"  # 10
+    )
+    (invocation,) = launches(text)
+    assert args(invocation) == [
+        "--model", "$MODEL_DIR", "--max-model-len", "2048", "--gpu-memory-utilization",
+        "0.85", "$MORE_ARGS",
+    ]
+    utilisation = arg(invocation, "0.85")
+    assert utilisation.span == at(5, 40, 44)
+    assert utilisation.condition == "'command -v nvidia-smi >/dev/null 2>&1' succeeds"
+    assert arg(invocation, "2048").condition is None
+
+
+def test_a_command_built_with_local_and_appends_in_a_function_is_read() -> None:
+    # The shape of a test harness: ``local cmd=...``, ``cmd+=`` and ``[[ ... ]] && cmd+=``
+    # inside a function, then ``nohup bash -c "$cmd"``.
+    text = (
+        "start() {\n"  # 1
+        '    local cmd="python3 -m vllm.entrypoints.openai.api_server"\n'  # 2
+        "    cmd+=\" --model '$MODEL'\"\n"  # 3
+        "    cmd+=\" --port $PORT\"\n"  # 4
+        '    [[ -n "$LEN" ]] && cmd+=" --max-model-len $LEN"\n'  # 5
+        '    [[ "$TRUST" == "true" ]] && cmd+=" --trust-remote-code"\n'  # 6
+        '    nohup bash -c "$cmd" > "$LOG" 2>&1 &\n'  # 7
+        "}\n"  # 8
+    )
+    (invocation,) = launches(text)
+    assert args(invocation) == [
+        "--model", "$MODEL", "--port", "$PORT", "--max-model-len", "$LEN",
+        "--trust-remote-code",
+    ]
+    assert arg(invocation, "--trust-remote-code").pos(0) == Pos(6, 40)
+    assert arg(invocation, "--max-model-len").pos(0) == Pos(5, 31)
+
+
+def test_ten_thousand_appending_branches_stay_bounded() -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        + '[ -n "$A" ] && CMD+=" --enforce-eager"\n' * 5_000
+        + 'if [ -n "$B" ]; then CMD="$CMD --port 1"; else CMD="$CMD --port 2"; fi\n' * 5_000
+        + "eval $CMD\n$CMD\n"
+    )
+    started = time.monotonic()
+    commands = parse_words(text)
+    assert time.monotonic() - started < 30
+    assert sum(len(w.text) for c in commands for w in c.words) < 300_000
+
+
+def test_a_finding_on_a_flag_appended_in_a_branch_names_the_branch(tmp_path: Path) -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        'if [ "$GPU" = small ]; then\n'
+        '    CMD="$CMD --max-lora-rank 48"\n'
+        "fi\n"
+        "$CMD\n"
+    )
+    (finding,) = [f for f in lint_script(tmp_path, text) if f.code == "VL201"]
+    assert finding.message.endswith("(passed only when '[ \"$GPU\" = small ]' succeeds)")
+    assert finding.span == at(3, 31, 33)
+
+
+def test_a_bound_needing_a_conditional_setting_is_not_certain(tmp_path: Path) -> None:
+    unconditional = "vllm serve m --max-num-seqs 512 --max-num-batched-tokens 256\n"
+    assert [f.code for f in lint_script(tmp_path, unconditional)] == ["VL302"]
+    text = (
+        'CMD="vllm serve m --max-num-seqs 512"\n'  # 1
+        '[ -n "$SMALL" ] && CMD+=" --max-num-batched-tokens 256"\n'  # 2
+        "$CMD\n"  # 3
+        'C="vllm serve m --max-num-batched-tokens 256"\n'  # 4: the finding would sit here,
+        '[ -n "$BIG" ] && C+=" --max-num-seqs 512"\n'  # 5: but it needs this word
+        "$C\n"
+        'D="vllm serve m"\n'
+        '[ -n "$X" ] && D+=" --max-num-seqs 512"\n'  # two conditions: not certain together
+        '[ -n "$Y" ] && D+=" --max-num-batched-tokens 256"\n'
+        "$D\n"
+    )
+    (bound,) = [f for f in lint_script(tmp_path, text) if f.code.startswith("VL3")]
+    assert bound.span == at(2, 52, 55)
+    assert bound.message.endswith("(passed only when '[ -n \"$SMALL\" ]' succeeds)")
+
+
+def test_a_conditional_api_key_or_host_makes_no_certain_bind_finding(tmp_path: Path) -> None:
+    text = (
+        'CMD="vllm serve m --host 0.0.0.0"\n'
+        '[ -n "$KEY" ] && CMD+=" --api-key $KEY"\n'  # may be set: no finding
+        "$CMD\n"
+        'CMD2="vllm serve m"\n'
+        '[ -n "$PUBLIC" ] && CMD2+=" --host 0.0.0.0"\n'
+        "$CMD2\n"
+    )
+    (public,) = [f for f in lint_script(tmp_path, text) if f.code == "VL501"]
+    assert public.span == at(5, 36, 43)
+    assert public.message.endswith("(passed only when '[ -n \"$PUBLIC\" ]' succeeds)")
+
+
+def test_flags_from_two_exclusive_branches_are_no_duplicate(tmp_path: Path) -> None:
+    text = (
+        'CMD="vllm serve m"\n'
+        'if [ -n "$HALF" ]; then CMD="$CMD --dtype half"; else CMD="$CMD --dtype bfloat16"; fi\n'
+        '[ -n "$P" ] && CMD+=" --port 1 --port 2"\n'
+        "$CMD\n"
+    )
+    (duplicate,) = [f for f in lint_script(tmp_path, text) if f.code == "VL109"]
+    assert duplicate.span == at(3, 23, 31)  # the two in one branch are
+    assert duplicate.message.endswith("(passed only when '[ -n \"$P\" ]' succeeds)")
+
+
+def test_deeply_nested_appending_branches_stay_bounded() -> None:
+    depth = 2_000
+    text = (
+        'CMD="vllm serve m"\n'
+        + 'if [ -n "$A" ]; then CMD+=" --enforce-eager"\n' * depth
+        + "fi\n" * depth
+        + "$CMD\n"
+    )
+    started = time.monotonic()
+    commands = parse_words(text)
+    assert time.monotonic() - started < 30
+    assert sum(len(w.text) for c in commands for w in c.words) < 300_000

@@ -152,10 +152,12 @@ class Context:
         return fix if edits == list(fix.edits) else replace(fix, edits=tuple(edits))
 
     def condition_at(self, span: Span) -> str | None:
-        """The shell variable a written argument at ``span`` depends on: one written inside
-        ``${VAR:+...}`` with ``VAR`` unknown is passed only when ``VAR`` is set."""
+        """What a written argument at ``span`` depends on: the shell variable of
+        ``${VAR:+...}`` with ``VAR`` unknown (passed only when ``VAR`` is set), or the test of
+        the branch whose assignment appended it to a command string.  A finding that starts
+        in such a word (an option and its value) depends on it."""
         for written, condition in self._conditional:
-            if written.start <= span.start and span.end <= written.end:
+            if written.start <= span.start < written.end or written.start == span.start:
                 return condition
         return None
 
@@ -174,7 +176,10 @@ class Context:
     ) -> Finding:
         condition = self.condition_at(span)
         if condition is not None:
-            message = f"{message} (passed only when ${condition} is set)"
+            # A variable name (``${VAR:+...}``), or the test of a shell branch that appended
+            # the word (``'[ -n "$X" ]' succeeds``, ``vlint.syntax.shell``).
+            when = f"${condition} is set" if condition.isidentifier() else condition
+            message = f"{message} (passed only when {when})"
         fix, alternative = self.applicable(fix), self.applicable(alternative)
         return rule_finding(
             rule,

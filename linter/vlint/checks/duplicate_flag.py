@@ -2,7 +2,9 @@
     Reports a setting given twice on one command line: the same option twice, or two spellings
     that set the same destination (an abbreviation, ``--max_num_seqs`` for ``--max-num-seqs``,
     ``--enforce-eager`` and ``--no-enforce-eager``).  Options that collect every occurrence
-    (argparse ``append``, ``extend``, ``count``) are not duplicates.
+    (argparse ``append``, ``extend``, ``count``) are not duplicates, nor two occurrences
+    passed under different conditions (``${VAR:+...}``, words two branches of a shell ``if``
+    append to a command string): one may be passed without the other.
 
 Why is this bad?
     argparse keeps the last value and drops the earlier one without an error, so the command
@@ -57,8 +59,8 @@ def check(context: Context) -> Iterator[Finding]:
             continue
         earlier = last.get(option.dest)
         last[option.dest] = use
-        if earlier is None:
-            continue
+        if earlier is None or earlier.token.condition != use.token.condition:
+            continue  # (one may be passed without the other: two branches of an ``if``)
         warned = _vllm_warns(parser, earlier, use)
         message = (
             f"{_shown(earlier)} at {_where(earlier.token.span)} is overridden by {_shown(use)} "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from packaging.version import Version
@@ -12,7 +12,7 @@ from vlint.checks import container_option_after_image
 from vlint.checks.base import Context, Rule
 from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.knowledge.catalog import Lifetime, option_lifetimes
-from vlint.model import Finding
+from vlint.model import Finding, Span
 from vlint.model.finding import Related
 from vlint.normalise.bounds import violations
 from vlint.normalise.resolution import OptionUse, ValueUse
@@ -94,9 +94,27 @@ def bound_check(rule: Rule, message: str, help_text: str) -> Callable[[Context],
             named = (found.bound.left, *found.bound.right, *found.bound.when)
             if unseen and any(resolution.written(name) is None for name in named):
                 continue
+            if not _certain_as_anchored(context, found.span, named):
+                continue
             values = {"left": found.left, "right": found.right, "releases": context.releases}
             related = tuple(Related(span, f"{name} is set here") for name, span in found.related)
             yield context.finding(rule, found.span, message.format_map(values),
                                   help_text.format_map(values), related=related)
 
     return check
+
+
+def _certain_as_anchored(context: Context, anchor: Span, named: Sequence[str]) -> bool:
+    """Whether the finding at ``anchor`` says truly when the bound fails: a setting written
+    conditionally (``${VAR:+...}``, a word a shell branch appended) may be absent, so a
+    violation that needs it is reported only when it holds under the anchor's own condition
+    (the finding's message names it); one under another condition is not certain."""
+    condition = context.condition_at(anchor)
+    for name in named:
+        setting = context.resolution.written(name)
+        if setting is None or setting.span is None:
+            continue
+        other = context.condition_at(setting.span)
+        if other is not None and other != condition:
+            return False
+    return True

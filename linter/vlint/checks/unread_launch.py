@@ -15,7 +15,14 @@
       ``docker pull|push|tag|build|save|load|ps|stop|kill|rm|logs...`` or
       ``singularity|apptainer pull|build`` names, nor one run with ``--entrypoint`` on the same
       line (it runs that program; a server module it runs is a mention of its own), nor one in
-      a Helm chart (its values name the image, its templates hold the command);
+      a Helm chart (its values name the image, its templates hold the command), except as
+      follows;
+    - in a Helm values file (no template actions) where vlint read no launch: its first vLLM
+      image (``image: vllm/vllm-openai:TAG``, ``image: {registry, repository, tag}``, any key
+      written as a vLLM image reference, or a repository of vLLM images vlint knows) when the
+      file also holds settings shaped as vLLM's arguments (``args:``, ``extraArgs:``, or a key
+      of more than one word that spells a ``vllm serve`` option, ``maxModelLen``): the chart's
+      templates make the command from them, and nothing in them was checked;
     - in Python, notebooks and Markdown Python fences that import ``vllm``: a call of
       ``LLM(...)``, ``EngineArgs(...)``, ``AsyncEngineArgs(...)``, ``LLMEngine(...)``,
       ``AsyncLLMEngine(...)`` or ``*.from_engine_args(...)`` that vlint did not read as a
@@ -80,6 +87,7 @@ from dataclasses import dataclass, field
 
 from vlint.checks.base import Rule, rule_finding
 from vlint.errors import Unparsable
+from vlint.extract import helm
 from vlint.model import Finding, Invocation, LineIndex, Locator, Span
 from vlint.syntax import notebook
 
@@ -158,6 +166,8 @@ def unread(path: str, kind: str, text: str,
     if "vllm" not in text.lower() and "engine_kwargs" not in text:
         return []
     read = _Read(invocations)
+    if kind == "helm" and not invocations and "{{" not in text:
+        return _helm_values(path, text, read)
     if kind == "notebook":
         return _notebook(path, text, read)
     calls = None
@@ -168,6 +178,16 @@ def unread(path: str, kind: str, text: str,
     if code is not None and code.statements:
         read.covered = _grown(read.covered, code.statements)
     return list(_scan(path, kind, text, calls, read, lines.pos, MAX_PER_FILE, code))
+
+
+def _helm_values(path: str, text: str, read: _Read) -> list[Finding]:
+    """A values file with no launch read: its command mentions, and one vLLM image whose
+    settings look like vLLM's arguments (``extract.helm.unread_values_image``)."""
+    found = list(_scan(path, "helm", text, None, read, LineIndex.of(text).pos, MAX_PER_FILE))
+    image = helm.unread_values_image(path, text)
+    if image is not None and len(found) < MAX_PER_FILE:
+        found.append(_finding(path, image.span, "image", image.value))
+    return sorted(found, key=lambda finding: finding.span.start)
 
 
 class _Read:

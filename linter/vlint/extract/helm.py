@@ -7,7 +7,10 @@ value (kept as written, not literal).  A line holding nothing but template actio
 (``{{- if ... }}``, ``{{- end }}``, ``{{- toYaml .Values.x | nindent 8 }}``) becomes blank, so
 both branches of a conditional are read.  The result is read as a Kubernetes manifest.  When
 the masked text is still not YAML, each ``---`` document is tried alone and those that fail are
-skipped: a template is never reported as unparsable.
+skipped: a template is never reported as unparsable.  A container's ``image:`` written with
+template actions is rendered with the chart's own ``values.yaml`` (and ``Chart.yaml``) to
+decide whether it runs vLLM's server and which release it names (``_TemplateReader``); nothing
+else of the values is put into the template.
 
 Values files are not manifests.  The values of charts whose templates vlint has read are read
 as the commands those templates write, each setting at its YAML span (one module per chart
@@ -31,9 +34,10 @@ values, as templates are.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -43,7 +47,11 @@ from vlint.extract import (
     kubernetes,
 )
 from vlint.extract.argv import recognise_all
-from vlint.knowledge.images import release_from_image
+from vlint.knowledge import catalog
+from vlint.knowledge.images import (
+    image_entry, is_server_image, parse_reference, release_from_image, repository_entry,
+    runs_server,
+)
 from vlint.model import LineIndex, Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.yamlpos import SourceIndex
@@ -57,6 +65,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
     from vlint.extract.kubernetes import _Reader
+    from vlint.model import EnvVar
     from vlint.syntax.yamlpos import SourceIndex
 
 KIND = "helm"
@@ -298,7 +307,7 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     # Positions come from the file's own lines: masking keeps every offset, not every line.
     source.pos = LineIndex.of(text).pos
     documents = _documents(masked, strict="{{" not in text)
-    reader = kubernetes._Reader(path, source, KIND, unresolved)
+    reader = _TemplateReader(path, source, unresolved)
     for document in documents:
         reader.note_runtime(document)
     found: list[Invocation] = []
@@ -310,6 +319,72 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     for document in documents:
         found.extend(_values(reader, document, None, 0, consumed))
     return [_restore(invocation, unresolved) for invocation in found]
+
+
+class _TemplateReader(kubernetes._Reader):
+    """A Kubernetes reader for a chart's templates: a container's ``image:`` written with
+    template actions (``"{{ .Values.image.repository }}:{{ .Values.image.tag }}"``) is rendered
+    with the chart's own ``values.yaml`` (``chart_values.ChartDefaults``, read lazily, once a
+    file) to decide whether the container runs vLLM's server and which release its tag names.
+
+    Only that decision and the target use the rendered text: the image token stays as written
+    (not literal) and the launch states no image, as for any image that is not literal, so no
+    finding quotes or edits a value the chart's defaults gave and an install may override; a
+    launch of the image alone is anchored at the written token.  An image that cannot be
+    rendered (``{{ include "vllm.image" .Values.image }}``, a named template vlint does not
+    expand) is decided on its written text as any unresolved reference is
+    (``knowledge.images.runs_server``: it names vLLM and every option among the arguments is
+    one of vLLM's), with no release.
+    """
+
+    def __init__(self, path: str, source: SourceIndex, unresolved: Mapping[Pos, str]) -> None:
+        super().__init__(path, source, KIND, unresolved)
+        self._defaults: list[chart_values.ChartDefaults | None] = []
+
+    def container(
+        self,
+        node: Node,
+        more_args: Sequence[Token] = (),
+        more_env: Mapping[str, EnvVar] | None = None,
+        pod: Node | None = None,
+    ) -> list[Invocation]:
+        found = super().container(node, more_args, more_env, pod)
+        image_node = yamlpos.mapping_get(node, "image") if yamlpos.mapping_node(node) else None
+        token = self.token(image_node)
+        if token is None or token.literal:
+            return found
+        written = "".join(self.unresolved.get(p, c) for c, p in zip(token.text, token.positions))
+        plain = yamlpos.is_scalar(image_node) and not image_node.style
+        rendered = self.render(written, plain)
+        target = release_from_image(rendered) if rendered is not None else None
+        if found:
+            return [replace(i, target=i.target or target) for i in found]
+        if yamlpos.mapping_get(node, "command") is not None:
+            return []
+        variables = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
+        values = {name: variable.value for name, variable in variables.items()}
+        args = [kubernetes.expand(word, values, self.budget)
+                for word in [*(self.words(yamlpos.mapping_get(node, "args")) or ()), *more_args]]
+        facts = replace(self.facts(node, pod), env=variables,
+                        env_complete=yamlpos.mapping_get(node, "envFrom") is None)
+        decided = rendered if rendered is not None else written
+        if args and runs_server(decided, args):
+            launches = recognise_all(args, path=self.path, kind=KIND, image=decided)
+            return [deployment.enclosed(replace(i, target=target), KIND, facts, target)
+                    for i in launches]
+        if not args and rendered is not None and is_server_image(rendered):
+            return [Invocation(self.path, (KIND,), "cli", token.span, deployment=facts,
+                               target=target, entry=image_entry(target))]
+        return []
+
+    def render(self, written: str, plain: bool) -> str | None:
+        """The image as the chart's defaults render it; None when they cannot be known."""
+        if ".Values" not in written and ".Chart" not in written:
+            return None
+        if not self._defaults:
+            self._defaults.append(chart_values.chart_defaults(self.path))
+        defaults = self._defaults[0]
+        return None if defaults is None else defaults.render(written, plain)
 
 
 def _flux_variables(text: str) -> dict[Pos, str]:
@@ -472,3 +547,89 @@ def _fragment(reader: _Reader, node: Node, image: Located[str] | None) -> list[I
         )
     ]
 
+
+
+def unread_values_image(path: str, text: str) -> Located[str] | None:
+    """The first vLLM image of a values file (no template actions) that also holds settings
+    shaped as vLLM's arguments, for VL004 when vlint read no launch in the file: the chart's
+    templates turn those settings into the server's command, which this file alone does not
+    show.
+
+    A vLLM image is an ``image:`` value (a reference, or ``{registry, repository (or name),
+    tag, digest}``) or any other scalar written as an image reference (``version:
+    vllm/vllm-openai:v0.7.0``) that is a vLLM server image (``knowledge.images
+    .is_server_image``, with a repository path) or one of the curated vLLM image repositories
+    (``rules/vlint_rules/curated/images.toml``).  Settings shaped as arguments: an ``args:`` or
+    ``extraArgs:`` key, or a key of more than one word that spells an option of ``vllm serve``
+    in some release (``maxModelLen``, ``gpu_memory_utilization``: ``--max-model-len``); a
+    one-word key (``port``, ``model``) names a Service's port or a label as often.  None when
+    the file is not YAML."""
+    try:
+        documents = yamlpos.parse_documents(text)
+    except Unparsable:
+        return None
+    reader = kubernetes._Reader(path, yamlpos.SourceIndex(text), KIND, {})
+    survey = _Survey(reader)
+    for document in documents:
+        survey.visit(document, 0)
+    return survey.images[0] if survey.images and survey.argument_like else None
+
+
+class _Survey:
+    """The vLLM images and argument-shaped keys of a values document, each node visited once
+    (an alias is its anchored node again), at most ``_MAX_DEPTH`` deep."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.images: list[Located[str]] = []
+        self.argument_like = False
+        self.seen: set[int] = set()
+
+    def visit(self, node: Node, depth: int) -> None:
+        if depth > _MAX_DEPTH or id(node) in self.seen:
+            return
+        self.seen.add(id(node))
+        if yamlpos.mapping_node(node) is None:
+            for item in yamlpos.sequence_items(node):
+                self.visit(item, depth + 1)
+            return
+        for key, value in yamlpos.mapping_items(node):
+            name = str(key.value)
+            if name in _ARG_LISTS or _spells_option(name):
+                self.argument_like = True
+            if name == "image":
+                found = chart_values.image(self.reader, value)
+                if found is not None and _vllm_image(found.value):
+                    self.images.append(found)
+                    continue
+            elif yamlpos.is_scalar(value):
+                token = self.reader.token(value)
+                if token is not None and _vllm_image(token.text) and not any(
+                        c.isspace() for c in token.text):
+                    self.images.append(deployment.image(token))
+                continue
+            self.visit(value, depth + 1)
+
+
+def _vllm_image(reference: str) -> bool:
+    """Whether ``reference`` is a vLLM image: a server image with a repository path
+    (``vllm/vllm-openai``; not the bare word ``vllm``), or a curated vLLM repository."""
+    if not reference or "/" not in reference:
+        return False
+    return is_server_image(reference) or repository_entry(
+        parse_reference(reference).repository) is not None
+
+
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|_")
+
+
+def _spells_option(key: str) -> bool:
+    """Whether a values key of more than one word spells an option of ``vllm serve``."""
+    kebab = _WORD_BREAK.sub("-", key).lower()
+    return "-" in kebab and f"--{kebab}" in _serve_options()
+
+
+@functools.cache
+def _serve_options() -> frozenset[str]:
+    """Every option string of ``vllm serve`` in any known release (the catalog's lifetimes)."""
+    return frozenset(catalog.option_lifetimes("serve"))

@@ -20,6 +20,14 @@ from it:
   command line as below, and indented (four-space) code blocks that hold a command line (an
   indented block is as often a log as code): shell.
 
+MDX (Docusaurus) pages write fences inside JSX or HTML elements (``<Tabs>``, ``<TabItem>``,
+``<details>``) with no blank line around them, at any indentation; CommonMark reads such a
+region as one raw HTML block (or, in a list item, one paragraph), with nothing in it as code.
+A region that holds a fence is read again as MDX reads it (``_mdx``): its fences are code, its
+HTML and prose are not.  An HTML comment or a ``<pre>``/``<script>``/``<style>`` block is never
+read.  (A fence inside an element whose content has a blank line is cut there by CommonMark,
+and is read only as far as the blank line.)
+
 Outside code blocks, two shapes are commands too (read as shell at their exact source
 positions):
 
@@ -110,14 +118,17 @@ def _document_lines(text: str) -> list[tuple[int, int, str]]:
 _INDENTED, _COMMANDS = "<indented>", "<commands>"
 
 
-def _blocks(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]]:
+def _blocks(
+    document: Embedded, depth: int = 0, jsx: bool = False
+) -> Iterator[tuple[str, Embedded]]:
     """The code of ``document`` as (language, text), each line mapped back through
     ``document``'s own: fenced blocks (their language), indented blocks (``_INDENTED``), and the
     command paragraphs and code spans of the module docstring (``_COMMANDS``).
 
     An indented block that holds a fence (MkDocs content tabs and admonitions indent their
     body by four spaces, which CommonMark reads as an indented code block) is read again as
-    Markdown.
+    Markdown, and so is a JSX region that holds a fence (``_mdx``): only its fences (``jsx``),
+    since its text is the elements' prose.
     """
     from markdown_it import MarkdownIt  # lazy: only Markdown files need the parser
 
@@ -136,9 +147,76 @@ def _blocks(document: Embedded, depth: int = 0) -> Iterator[tuple[str, Embedded]
             info = token.info.strip().lstrip("{").lstrip(".")
             language = re.split(r"[\s,{}]", info, maxsplit=1)[0].lower() if info else ""
             yield language, _rows(document, lines, first + 1, token.content)
-        elif token.type == "inline":
+        elif token.type == "html_block":
+            if depth < 4 and _ANY_FENCE.search(token.content) and not _RAW_HTML.match(
+                token.content
+            ):
+                region = _mdx(_rows(document, lines, first, token.content))
+                yield from _blocks(region, depth + 1, jsx=True)
+        elif token.type == "inline" and not jsx:
             in_paragraph = index > 0 and tokens[index - 1].type == "paragraph_open"
+            if in_paragraph and depth < 4 and _holds_jsx_fences(token.content):
+                rows = _inline_rows(document, lines, token)
+                if rows is not None:
+                    yield from _blocks(_mdx(embedded(rows)), depth + 1, jsx=True)
+                    continue
             yield from _inline_commands(document, lines, token, in_paragraph)
+
+
+# MDX (Docusaurus) pages write fences inside JSX elements (``<Tabs>``, ``<TabItem>``,
+# ``<details>``) at any indentation; CommonMark reads such a run of lines as one raw HTML block
+# (or, inside a list item, as one paragraph), so nothing in it is code.
+_ANY_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+_FENCE_LINE = re.compile(r"([ \t]*)(`{3,}|~{3,})(.*)")
+_TAG_LINE = re.compile(r"[ \t]*</?[A-Za-z]")
+_JSX_LINE = re.compile(r"^[ \t]*</?[A-Za-z][\w.:-]*(?=[\s/>]|$)", re.MULTILINE)
+# HTML blocks whose content is not Markdown in either reading: comments (commented-out code),
+# and the raw elements CommonMark keeps verbatim (spec section 4.6, start condition 1).
+_RAW_HTML = re.compile(r"[ \t]*(?:<!--|<\?|<![A-Za-z\[]|<(?:script|pre|style|textarea)\b)",
+                       re.IGNORECASE)
+
+
+def _holds_jsx_fences(content: str) -> bool:
+    """Whether a paragraph is JSX elements with fences in them: one of its lines starts with
+    a tag and one opens a fence."""
+    return _JSX_LINE.search(content) is not None and _ANY_FENCE.search(content) is not None
+
+
+def _mdx(block: Embedded) -> Embedded:
+    """The lines of a JSX region as MDX reads them, to be parsed again as Markdown.
+
+    MDX has no indented code (https://mdxjs.com/docs/what-is-mdx/#markdown): a fence opens at
+    any indentation, and its content lines lose as much indentation as its opening line has
+    (as CommonMark's do, spec section 4.5); the closing fence may be indented too.  Outside
+    fences a line loses its indentation, and a line that starts with a tag is blank: HTML and
+    JSX are never read as commands, and the blank keeps what is around them apart.  Every kept
+    character stays at its file position.
+    """
+    rows: list[tuple[int, int, str]] = []
+    fence: tuple[str, int, int] | None = None  # marker character, its length, the indentation
+    for line, shift, content in zip(block.lines, block.shifts, block.text.split("\n")):
+        marker = _FENCE_LINE.fullmatch(content)
+        blanks = len(content) - len(content.lstrip(" \t"))
+        if fence is not None:
+            char, length, indent = fence
+            run = marker.group(2) if marker is not None else ""
+            if marker is not None and run[0] == char and len(run) >= length and not (
+                marker.group(3).strip()
+            ):
+                fence = None
+                cut = blanks
+            else:
+                cut = min(blanks, indent)
+        elif marker is not None and (marker.group(2)[0] == "~" or "`" not in marker.group(3)):
+            fence = (marker.group(2)[0], len(marker.group(2)), blanks)
+            cut = blanks
+        elif _TAG_LINE.match(content):
+            rows.append((line, shift, ""))
+            continue
+        else:
+            cut = blanks
+        rows.append((line, shift + cut, content[cut:]))
+    return embedded(rows)
 
 
 def _inline_commands(
@@ -296,7 +374,9 @@ def _shell(path: str, block: Embedded, context: ExtractContext) -> list[Invocati
     # Documentation writes placeholders as ``<model-name>``; read one as an unresolved word
     # (``$model-name_``, the same length so every position stays), not as redirections.
     text = _PLACEHOLDER.sub(lambda m: "$" + m.group(1) + "_", block.text)
-    return shell.extract(path, text, context.inner(shell.KIND, block.locate))
+    placeholders = [match.span() for match in _PLACEHOLDER.finditer(block.text)]
+    return shell.extract(path, text, context.inner(shell.KIND, block.locate),
+                         unknown=placeholders)
 
 
 # The kinds a fence can hold besides shell, each read by its own extractor.  (Imported here, not

@@ -115,7 +115,10 @@ def _model_option_refused(parser: ParserSpec, args: Sequence[Token]) -> RewriteE
 def _move_model(args: list[Token]) -> list[Token]:
     """``vllm serve -tp 2 --model M ...`` is parsed as ``vllm serve M -tp 2 ...``."""
     for index, token in enumerate(args):
-        if not token.literal or not _MODEL.match(token.text):
+        if not _MODEL.match(token.text):
+            continue
+        # ``--model=$M``: the option is written, only its value is unknown.
+        if not token.literal and not token.text.startswith("--model="):
             continue
         if token.text == "--model":
             if index + 1 >= len(args):

@@ -25,16 +25,25 @@ read again as shell); arrays (``ARGS=(...)``, ``ARGS+=(...)``, ``"${ARGS[@]}"``,
 ``${ARGS[*]}``, ``${ARGS[N]}``); ``${VAR:-x}``/``${VAR-x}``/``${VAR:=x}`` of a known ``VAR``;
 and ``${VAR:+words}``/``${VAR+words}``.  Each character of an expanded word keeps the position
 where it was written, inside the assignment.  Only what is certain is expanded: the value is
-the last literal assignment before the use in straight-line code; an assignment inside an
-``if``/``case``/loop/list/pipeline/subshell makes the variable unknown after it, one inside a
-loop makes it unknown in the whole loop, a function body sees none of the script's variables,
-and a call of a function forgets the variables any function assigns; ``read``/``unset``/
-``getopts``/``mapfile``/``printf -v``/``let`` forget the variables they name, ``source`` and an
-``eval`` of unknown text forget all.  An unknown variable stays as written and makes its word
+the last literal assignment before the use in straight-line code.  After an ``if``, a
+``case`` or an ``&&``/``||`` list whose every assignment to a variable appends to its value
+before it (``V="$V x"``, ``V="${V} x"``, ``V+=" x"``, ``V+=(x)``), the value is the one
+before followed by what each branch appended, in source order, each appended character
+depending on the branch's test as written (``'[ -n "$X" ]' succeeds``, ``... fails`` for an
+``else`` or after ``||``, ``'"$X"' matches 'a|b'`` for a ``case`` item; shortened to
+``_MAX_CONDITION`` characters); each branch starts from the value before the construct.  Any
+other assignment inside an ``if``/``case``/loop/list/pipeline/subshell makes the variable
+unknown after it, one inside a loop makes it unknown in the whole loop, a function body sees
+none of the script's variables (its own ``local``/``declare`` assignments it does), and a call
+of a function forgets the variables any function assigns; ``read``/``unset``/``getopts``/
+``mapfile``/``printf -v``/``let`` forget the variables they name, ``source`` and an ``eval``
+of unknown text forget all.  An unknown variable stays as written and makes its word
 non-literal (never a guess), except inside ``${VAR:+words}``: those words are kept, each token
-with ``condition`` set to ``VAR`` (they are passed only when ``VAR`` is set).  The work is
-bounded: a value longer than ``_MAX_VALUE`` characters makes its variable unknown, a script
-expands at most ``_EXPANSION_BUDGET`` characters in all, and ``eval`` nests ``_MAX_EVAL`` deep.
+with ``condition`` set to ``VAR`` (they are passed only when ``VAR`` is set).  A token's
+``condition`` is that of its first conditional character.  The work is bounded: a value
+longer than ``_MAX_VALUE`` characters makes its variable unknown, a script expands (and
+joins after branches) at most ``_EXPANSION_BUDGET`` characters in all, and ``eval`` nests
+``_MAX_EVAL`` deep.
 """
 
 from __future__ import annotations
@@ -155,6 +164,11 @@ _REGIONS = frozenset(
     }
 )
 _LOOPS = frozenset({"while_statement", "for_statement", "c_style_for_statement"})
+# Regions whose branches run at most once each: a variable every assignment of which appends to
+# its value before the region is known after it, the appended words marked conditional.
+_BRANCHING = frozenset({"if_statement", "case_statement", "list"})
+_BRANCH_STARTS = frozenset({"elif_clause", "else_clause", "case_item"})
+_MAX_CONDITION = 48  # characters of a branch's test quoted in a condition
 # Builtins that assign the variables named among their arguments.
 _ASSIGNING = frozenset(
     {"read", "unset", "getopts", "mapfile", "readarray", "printf", "let", "wait", "declare",
@@ -797,13 +811,21 @@ def parse_words(text: str, locate: Locator | None = None) -> list[ShellCommand]:
 
 @dataclass
 class _Region:
-    """A construct being walked whose assignments are forgotten when it ends."""
+    """A construct being walked whose assignments are forgotten when it ends, except, in an
+    ``if``/``case``/``&&``/``||`` (``node`` set), those that only append: ``before`` holds
+    each assigned variable's value at the region's start, ``parts`` what its branches
+    appended (marked conditional), ``spoiled`` the variables assigned otherwise."""
 
     depth: int
     loop: bool = False
     assigned: set[str] = field(default_factory=set)
     saved: dict[str, _Value] | None = None  # a function body: the script's variables
     function: str | None = None
+    node: Node | None = None
+    before: dict[str, _Value | None] = field(default_factory=dict)
+    parts: dict[str, list[_Value]] = field(default_factory=dict)
+    spoiled: set[str] = field(default_factory=set)
+    cleared: bool = False  # every variable was forgotten inside (``source``, ``eval``)
 
 
 class _Walker:
@@ -819,12 +841,13 @@ class _Walker:
         self.loops = 0  # the loops being walked
         self.functions: set[str] = set()
         self.clobbered: set[str] = set()
+        # The nodes from the root to the current one (``Node.parent`` costs the depth).
+        self.path: list[Node | None] = []
 
     def walk(self, tree: Tree) -> Iterator[ShellCommand]:
         cursor = tree.walk()
         depth = 0
-        # The nodes from the root to the current one (``Node.parent`` costs the depth).
-        path: list[Node | None] = []
+        path = self.path
         while True:
             node = cursor.node
             del path[depth:]
@@ -846,6 +869,11 @@ class _Walker:
                     descend = False
                 elif kind in _REGIONS:
                     self.enter(node, depth)
+                elif kind in _BRANCH_STARTS:
+                    self.branch(depth)
+                elif kind == "unset_command":  # (not a ``command`` in tree-sitter-bash)
+                    for name in _unset_names(node):
+                        self.forget(name)
                 elif kind in ("binary_expression", "postfix_expression", "unary_expression"):
                     self.arithmetic(node)
             if descend and cursor.goto_first_child():
@@ -863,6 +891,8 @@ class _Walker:
 
     def enter(self, node: Node, depth: int) -> None:
         region = _Region(depth, loop=node.type in _LOOPS)
+        if node.type in _BRANCHING:
+            region.node = node
         values = self.variables.values
         self.regions.append(region)
         if node.type == "function_definition":
@@ -874,11 +904,11 @@ class _Walker:
         elif node.type in _LOOPS:
             self.loops += 1
             if self.loops > _MAX_LOOP_DEPTH:
-                values.clear()
+                self.clear()
             else:
                 names, everything = self.assigned_within(node)
                 if everything:
-                    values.clear()
+                    self.clear()
                 for name in names:
                     self.forget(name)
 
@@ -896,14 +926,124 @@ class _Walker:
                 self.clobbered |= region.assigned
                 if len(self.clobbered) > _MAX_CLOBBERED:
                     self.clobbered.clear()
-                    self.variables.values.clear()
+                    self.clear()
                 continue
             values = self.variables.values
+            parent = regions[-1] if regions else None
             for name in region.assigned:
-                values.pop(name, None)
+                after = self.after_region(region, name)
+                if parent is not None:
+                    parent.before.setdefault(name, region.before.get(name))
+                    parent.assigned.add(name)
+                if after is None:
+                    values.pop(name, None)
+                    if parent is not None:
+                        parent.spoiled.add(name)
+                    continue
+                values[name] = after
+                if parent is not None:
+                    self.appended(parent, name, after, region.before.get(name))
+            if parent is not None and region.cleared:
+                parent.cleared = True
             if self.bodies:
                 # A function body's assignments are forgotten after any call of a function.
                 self.bodies[-1].assigned |= region.assigned
+
+    def branch(self, depth: int) -> None:
+        """An ``elif``/``else``/``case`` item starts: it sees the values before the region."""
+        if not self.regions or self.regions[-1].depth != depth - 1:
+            return
+        region = self.regions[-1]
+        if region.node is None:
+            return
+        values = self.variables.values
+        for name, value in region.before.items():
+            if value is None:
+                values.pop(name, None)
+            else:
+                values[name] = value
+
+    def after_region(self, region: _Region, name: str) -> _Value | None:
+        """A variable's value after a region that assigned it: its value before followed by
+        what the branches appended, or None (unknown)."""
+        before = region.before.get(name)
+        parts = region.parts.get(name)
+        if (
+            region.node is None
+            or region.cleared
+            or before is None
+            or not parts
+            or name in region.spoiled
+        ):
+            return None
+        value = before
+        size = _size(before) + sum(_size(part) for part in parts)
+        if size > _MAX_VALUE or size > self.variables.budget:
+            return None
+        self.variables.budget -= size
+        for part in parts:
+            if isinstance(value, _Field) and isinstance(part, _Field):
+                value = value + part
+            elif isinstance(value, tuple) and isinstance(part, tuple):
+                value = value + part
+            else:
+                return None
+        return value
+
+    def appended(self, region: _Region, name: str, value: _Value, old: _Value | None) -> None:
+        """Notes in ``region`` what an assignment of ``value`` (``old`` before it) appended,
+        or that it did not only append."""
+        if region.node is None:
+            return
+        part = _appended_part(old, value)
+        condition = self.branch_condition(region)
+        if part is None or condition is None:
+            region.spoiled.add(name)
+            return
+        region.parts.setdefault(name, []).append(_conditional(part, condition))
+
+    def branch_condition(self, region: _Region) -> str | None:
+        """What must hold for the statement being walked inside ``region`` to run: the test
+        of its branch as written (shortened); "" where it always runs (the first operand of
+        ``&&``); None where vlint does not say (an ``if``'s test)."""
+        node, path = region.node, self.path
+        if node is None or len(path) <= region.depth + 1:
+            return None
+        child = path[region.depth + 1]
+        inner = path[region.depth + 2] if len(path) > region.depth + 2 else None
+        if child is None:
+            return None
+        text = self.builder.text
+        if node.type == "list":
+            operator = node.children[1] if node.child_count == 3 else None
+            if operator is None or operator.type not in ("&&", "||"):
+                return None
+            if child.start_byte < operator.start_byte:
+                return ""
+            outcome = "succeeds" if operator.type == "&&" else "fails"
+            return f"{_quoted_test(text, self.builder, node.children[0])} {outcome}"
+        if node.type == "if_statement":
+            if child.type in ("elif_clause", "else_clause"):
+                if child.type == "else_clause":
+                    test = _branch_test(text, self.builder, node)
+                    return None if test is None else f"{test} fails"
+                if inner is None or not _in_body(child, inner):
+                    return None
+                test = _branch_test(text, self.builder, child)
+                return None if test is None else f"{test} succeeds"
+            if not _in_body(node, child):
+                return None
+            test = _branch_test(text, self.builder, node)
+            return None if test is None else f"{test} succeeds"
+        if node.type == "case_statement" and child.type == "case_item" and inner is not None:
+            value = node.child_by_field_name("value")
+            close = next((c for c in child.children if c.type == ")"), None)
+            if value is None or close is None or inner.start_byte < close.end_byte:
+                return None
+            patterns = _shortened(text[self.builder.range(child)[0]:
+                                       self.builder.range(close)[0]].lstrip("( \t"))
+            return f"{_quoted_test(text, self.builder, value)} matches '{patterns}'"
+        return None
 
     def assigned_within(self, node: Node) -> tuple[set[str], bool]:
         """The names a loop may assign (it runs again, so they are unknown in the whole loop),
@@ -941,6 +1081,8 @@ class _Walker:
                         )
                 elif kind in ("binary_expression", "postfix_expression", "unary_expression"):
                     names.update(_arithmetic_names(current))
+                elif kind == "unset_command":
+                    names.update(_unset_names(current))
                 elif kind in ("heredoc_body", "comment"):
                     descend = False
             if descend and cursor.goto_first_child():
@@ -952,14 +1094,33 @@ class _Walker:
     # Variables.
 
     def set(self, name: str, value: _Value) -> None:
+        old = self.touch(name)
         self.variables.values[name] = value
         self.note(name)
+        if self.regions:
+            self.appended(self.regions[-1], name, value, old)
 
     def forget(self, name: str) -> None:
+        self.touch(name)
         self.variables.values.pop(name, None)
         self.note(name)
+        if self.regions:
+            self.regions[-1].spoiled.add(name)
         if name == "IFS":
             self.variables.ifs_assigned = True
+
+    def clear(self) -> None:
+        """Every variable is forgotten (``source``, an ``eval`` of unknown text)."""
+        self.variables.values.clear()
+        for region in self.regions:
+            region.cleared = True
+
+    def touch(self, name: str) -> _Value | None:
+        """A variable's value before an assignment, kept by the region on its first one."""
+        old = self.variables.values.get(name)
+        if self.regions:
+            self.regions[-1].before.setdefault(name, old)
+        return old
 
     def note(self, name: str) -> None:
         if self.regions:
@@ -1047,7 +1208,8 @@ class _Walker:
         words = tuple(found.token(builder.locate) for found in fields)
         span = Span(builder.locate(start), builder.locate(end))
         yield ShellCommand(words, env, span, names, end)
-        self.after(program, fields)
+        if not declaration:  # (``declare`` has assigned its variables)
+            self.after(program, fields)
 
     def declare(self, node: Node) -> None:
         keyword = node.children[0].type if node.children else ""
@@ -1070,7 +1232,7 @@ class _Walker:
         if program is None:
             return
         if program in _SOURCING:
-            self.variables.values.clear()
+            self.clear()
         elif program in _ASSIGNING:
             for argument in fields[1:]:
                 named = _IDENTIFIER.match(argument.chars)  # ``read X``, ``let X=1``
@@ -1106,7 +1268,7 @@ class _Walker:
         text = "".join(chars)
         cost = len(text) + _EVAL_COST
         if cost > self.variables.budget:
-            self.variables.values.clear()  # not read: it may assign anything
+            self.clear()  # not read: it may assign anything
             return
         self.variables.budget -= cost
         tree, char_at = _parse(text)
@@ -1126,8 +1288,81 @@ class _Walker:
             )
         if self.regions and inner.regions:
             self.regions[-1].assigned |= inner.regions[0].assigned
+            self.regions[-1].spoiled |= inner.regions[0].assigned
         if any(mark & _UNKNOWN for mark in marks):
-            self.variables.values.clear()  # unknown text may assign anything
+            self.clear()  # unknown text may assign anything
+
+
+def _appended_part(old: _Value | None, new: _Value) -> _Value | None:
+    """What ``new`` adds after ``old`` when it starts with ``old``'s characters, written where
+    ``old``'s were (``V="$V x"``, ``V+=" x"``, ``V+=(x)``), else None."""
+    if old is None:
+        return None
+    if isinstance(old, _Field) and isinstance(new, _Field):
+        count = len(old.chars)
+        if new.chars[:count] != old.chars or new.offsets[:count] != old.offsets:
+            return None
+        conditions = None if new.conditions is None else new.conditions[count:]
+        return _Field(
+            new.chars[count:], new.offsets[count:], new.marks[count:], conditions, new.end
+        )
+    if isinstance(old, tuple) and isinstance(new, tuple):
+        count = len(old)
+        if len(new) < count or any(
+            a.chars != b.chars or a.offsets != b.offsets for a, b in zip(old, new)
+        ):
+            return None
+        return new[count:]
+    return None
+
+
+def _conditional(value: _Value, condition: str) -> _Value:
+    """``value`` whose characters not yet conditional depend on ``condition``."""
+    if not condition:
+        return value
+    if isinstance(value, tuple):
+        return tuple(_conditional_field(element, condition) for element in value)
+    return _conditional_field(value, condition)
+
+
+def _conditional_field(value: _Field, condition: str) -> _Field:
+    conditions = value.conditions or (None,) * len(value.chars)
+    marked = tuple(condition if old is None else old for old in conditions)
+    return replace(value, conditions=marked)
+
+
+def _in_body(clause: Node, child: Node) -> bool:
+    """Whether ``child`` of an ``if``/``elif`` sits after its ``then`` (not in its test)."""
+    then = next((c for c in clause.children if c.type == "then"), None)
+    return then is not None and child.start_byte >= then.end_byte
+
+
+def _branch_test(text: str, builder: _Builder, clause: Node) -> str | None:
+    """The test of an ``if``/``elif`` as written, quoted and shortened."""
+    children = clause.children
+    then = next((c for c in children if c.type == "then"), None)
+    if then is None or len(children) < 2:
+        return None
+    start = builder.range(children[1])[0]
+    end = builder.range(then)[0]
+    return f"'{_shortened(text[start:end].rstrip().rstrip(';'))}'"
+
+
+def _quoted_test(text: str, builder: _Builder, node: Node) -> str:
+    start, end = builder.range(node)
+    return f"'{_shortened(text[start:end])}'"
+
+
+def _shortened(written: str) -> str:
+    """A test as written on one line, at most ``_MAX_CONDITION`` characters."""
+    line = " ".join(written[: _MAX_CONDITION * 4].split())
+    return line if len(line) <= _MAX_CONDITION else line[: _MAX_CONDITION - 3] + "..."
+
+
+def _unset_names(node: Node) -> list[str]:
+    """The variables an ``unset`` names (its options aside)."""
+    names = (_node_text(c) for c in node.children if c.type in ("word", "variable_name"))
+    return [name for name in names if _IDENTIFIER.fullmatch(name)]
 
 
 def _assigned_name(node: Node) -> str:
