@@ -10,11 +10,11 @@ gives it back the characters written in the file.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.extract.nested import rebuilt
+from vlint.model import Invocation, Token
 from vlint.syntax.lines import Chars
 
 _T = TypeVar("_T")
@@ -56,28 +56,5 @@ def unresolving(held: Chars, written: str) -> Callable[[Invocation], Invocation]
 
 
 def map_tokens(value: _T, change: Callable[[Token], Token]) -> _T:
-    """``value`` with every token in it, however deep, replaced by ``change(token)``."""
-    result: _T = _mapped(value, change)
-    return result
-
-
-def _mapped(value: Any, change: Callable[[Token], Token]) -> Any:
-    if isinstance(value, Token):
-        return change(value)
-    if isinstance(value, (str, bytes, int, float, bool, Pos, Span)) or value is None:
-        return value
-    if isinstance(value, tuple):
-        items = tuple(_mapped(item, change) for item in value)
-        return type(value)(*items) if hasattr(value, "_fields") else items
-    if isinstance(value, list):
-        return [_mapped(item, change) for item in value]
-    if isinstance(value, Mapping):
-        return {key: _mapped(item, change) for key, item in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {
-            f.name: _mapped(getattr(value, f.name), change)
-            for f in dataclasses.fields(value)
-            if f.init
-        }
-        return dataclasses.replace(value, **changes)
-    return value
+    """``value`` with every token in it replaced by ``change(token)`` (positions unchanged)."""
+    return rebuilt(value, lambda item: change(item) if isinstance(item, Token) else item)

@@ -102,31 +102,43 @@ def moved(value: _T, move: Move) -> _T:
     Generic over the model: a ``Pos``, a ``Span``, a ``Token``, and any dataclass, tuple, list or
     mapping that holds them, however deep, so no field of an invocation can be forgotten.
     """
-    result: _T = _moved(value, move)
+
+    def leaf(item: Any) -> Any:
+        if isinstance(item, Pos):
+            return move(item)
+        if isinstance(item, Span):
+            return Span(move(item.start), move(item.end))
+        return item.moved(move)
+
+    return rebuilt(value, leaf)
+
+
+def rebuilt(value: _T, leaf: Callable[[Any], Any]) -> _T:
+    """``value`` with each ``Pos``, ``Span`` and ``Token`` in it replaced by ``leaf(item)``,
+    however deep it sits in dataclasses, tuples, lists and mappings (the one walk over the model
+    that relocation and token rewrites share)."""
+    result: _T = _rebuilt(value, leaf)
     return result
 
 
-def _moved(value: Any, move: Move) -> Any:
-    if isinstance(value, Pos):
-        return move(value)
-    if isinstance(value, Span):
-        return Span(move(value.start), move(value.end))
-    if isinstance(value, Token):
-        return value.moved(move)
+def _rebuilt(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    if isinstance(value, (Pos, Span, Token)):
+        return leaf(value)
     if isinstance(value, (str, bytes, int, float, bool)) or value is None:
         return value
     if isinstance(value, tuple):
-        items = tuple(_moved(item, move) for item in value)
+        items = tuple(_rebuilt(item, leaf) for item in value)
         return type(value)(*items) if hasattr(value, "_fields") else items
     if isinstance(value, list):
-        return [_moved(item, move) for item in value]
+        return [_rebuilt(item, leaf) for item in value]
     if isinstance(value, Mapping):
-        return {key: _moved(item, move) for key, item in value.items()}
+        return {key: _rebuilt(item, leaf) for key, item in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {
-            f.name: _moved(getattr(value, f.name), move)
+            f.name: _rebuilt(getattr(value, f.name), leaf)
             for f in dataclasses.fields(value)
             if f.init
         }
         return dataclasses.replace(value, **changes)
     return value
+
