@@ -40,3 +40,8 @@ def test_unresolved_values_leave_the_other_options_known(text: str) -> None:
 def test_python_unpacked_keywords_may_hold_any() -> None:
     assert _may("python", "from vllm import LLM\nLLM(model='m', **options)\n", "a.py")
     assert not _may("python", "from vllm import LLM\nLLM(model='m', max_num_seqs=8)\n", "a.py")
+
+
+def test_a_vllm_config_file_is_completed_by_the_command_that_loads_it() -> None:
+    # `vllm serve --config vllm-config.yaml --api-key ...`: the file is only part of the launch.
+    assert _may("vllm-config", "model: m\nhost: 0.0.0.0\nport: 8000\n", "vllm-config.yaml")

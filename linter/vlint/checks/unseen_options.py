@@ -20,14 +20,13 @@ extra positionals for the same reason (``Resolution.extra_positionals``).
 
 from __future__ import annotations
 
-from vlint.extract.config_refs import KIND as VLLM_CONFIG
 from vlint.normalise.resolution import Resolution
 
 
 def may_set_unseen_options(resolution: Resolution) -> bool:
     """True when an option absent from what vlint reads may still be given to vLLM."""
     invocation = resolution.invocation
-    if invocation.kind == VLLM_CONFIG:
+    if not invocation.args_complete:
         return True
     if invocation.style == "python":
         return invocation.has_unpacked_kwargs

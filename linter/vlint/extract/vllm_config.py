@@ -108,7 +108,7 @@ def read(path: str, text: str, *, entry: Entry, target: str | None = None) -> In
     start = source.pos(documents[0].start_mark.index)
     anchor = Span(start, source.pos(documents[0].end_mark.index))
     return Invocation(path, (KIND,), "cli", anchor, entry=entry, args=tuple(args), target=target,
-                      config_false=tuple(false_keys))
+                      config_false=tuple(false_keys), args_complete=False)
 
 
 def _value(source: SourceIndex, node: Node, text: str) -> Token:

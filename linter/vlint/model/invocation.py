@@ -131,6 +131,9 @@ class Invocation:
     # Keys a vLLM ``--config`` file sets to ``false``: each release decides whether they are
     # dropped or become ``--no-KEY`` (VL405), so they are not in ``args``.
     config_false: tuple[Token, ...] = ()
+    # False when the command that starts the launch may hold arguments the file does not show: a
+    # vLLM ``--config`` file is only the part of ``vllm serve --config FILE ...`` it holds.
+    args_complete: bool = True
 
     @property
     def kind(self) -> str:
