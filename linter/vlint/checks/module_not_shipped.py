@@ -37,8 +37,8 @@ from packaging.version import Version
 
 from vlint.checks.base import Context, Rule
 from vlint.checks.support import release_version
-from vlint.extract.argv import DEMO_SERVER_MODULE
 from vlint.knowledge.catalog import has_entry, known_releases
+from vlint.knowledge.images import DEMO_SERVER_MODULE
 from vlint.model import Finding
 
 RULE = Rule(code="VL408", name="module-not-shipped", severity="error", since="0.2.0")

@@ -87,9 +87,7 @@ from dataclasses import dataclass, field
 
 from vlint.checks.base import Rule, rule_finding
 from vlint.errors import Unparsable
-from vlint.extract import helm
 from vlint.model import Finding, Invocation, LineIndex, Locator, Span
-from vlint.syntax import notebook
 
 # Reported by the engine (``vlint.engine.file``) after a file's launches are extracted.
 RULE = Rule(code="VL004", name="unread-launch", severity="info", since="0.1.0", scope="file")
@@ -184,6 +182,8 @@ def _helm_values(path: str, text: str, read: _Read) -> list[Finding]:
     """A values file with no launch read: its command mentions, and one vLLM image whose
     settings look like vLLM's arguments (``extract.helm.unread_values_image``)."""
     found = list(_scan(path, "helm", text, None, read, LineIndex.of(text).pos, MAX_PER_FILE))
+    from vlint.extract import helm  # lazy: only Helm files are asked (its YAML readers are heavy)
+
     image = helm.unread_values_image(path, text)
     if image is not None and len(found) < MAX_PER_FILE:
         found.append(_finding(path, image.span, "image", image.value))
@@ -203,6 +203,8 @@ def _notebook(path: str, text: str, read: _Read) -> list[Finding]:
     where a traceback or a log names ``vllm serve`` without running it); a code cell as Python
     (its ``!`` lines as the commands they are), a Markdown cell as Markdown.  The cells share one
     namespace, so an import of vLLM in any code cell makes vLLM's calls mentions in all."""
+    from vlint.syntax import notebook  # lazy: only notebooks are read this way
+
     try:
         cells = [c for c in notebook.parse(text).cells if c.cell_type in ("code", "markdown")]
     except Unparsable:

@@ -14,7 +14,7 @@ from vlint.extract import container
 from vlint.extract.deployment import enclosed, from_tokens
 from vlint.extract.wrappers import is_expansion, unwrap
 from vlint.knowledge.images import (
-    API_SERVER_MODULE, image_entry, release_from_image, runs_server,
+    API_SERVER_MODULE, DEMO_SERVER_MODULE, image_entry, release_from_image, runs_server,
 )
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
@@ -24,7 +24,6 @@ __all__ = ["CLI_MODULE", "DEMO_SERVER_MODULE", "image_entry", "recognise_all", "
 
 CLI_MODULE = "vllm.entrypoints.cli.main"
 # vLLM's demo (non-OpenAI) server, with its own parser while the release shipped it.
-DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
 
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})

@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vlint.errors import Unparsable
-from vlint.extract import kubernetes
 from vlint.extract.nested import moved
 from vlint.model import Invocation, LineIndex, Locator, Pos
 from vlint.syntax import yamlpos
@@ -181,6 +180,8 @@ def _read(
         unknown.update(at for at, offset in enumerate(body.offsets[:-1]) if offset in placeholders)
     source = yamlpos.SourceIndex(body.text)
     unresolved = {source.pos(at): body.text[at] for at in unknown}
+    from vlint.extract import kubernetes  # lazy: only a script that applies a manifest reads one
+
     try:
         documents = yamlpos.parse_documents(body.text)
         found = kubernetes.extract_documents(path, source, documents, kubernetes.KIND,

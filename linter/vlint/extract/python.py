@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from vlint.errors import Unparsable
-from vlint.extract import deployment, ray_serve, shell
+from vlint.extract import deployment, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
 from vlint.model import Deployment, EnvVar, Invocation, Keyword, Locator, Pos, Span, Token
@@ -1310,6 +1310,8 @@ def _ray_config(
     """``LLMConfig(model_loading_config=..., engine_kwargs=...)`` as
     ``AsyncEngineArgs(model=..., **engine_kwargs)`` of the vLLM Ray runs (each mapping written
     in the call or assigned to a name before it)."""
+    from vlint.extract import ray_serve  # lazy: only a Ray Serve LLMConfig call needs it
+
     given = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None}
     loading, engine = given.get("model_loading_config"), given.get("engine_kwargs")
     if loading is None and engine is None:
@@ -1325,9 +1327,9 @@ def _ray_config(
         engine, incomplete = mappings.resolve(engine)
         entries, rest = _mapping_entries(source, engine)
         unpacked = unpacked or rest or incomplete
-        frontend = ray_serve._frontend_keys()  # (shared with the YAML form; private there)
+        frontend = ray_serve.frontend_keys()  # what Ray gives its web frontend, as in YAML
         for name, value in entries:
-            if name.text in frontend or name.text in ray_serve._RAY_REWRITES:
+            if name.text in frontend or name.text in ray_serve.RAY_REWRITES:
                 continue
             keywords.append(_keyword(source, name, value))
     return Invocation(

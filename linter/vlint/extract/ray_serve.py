@@ -62,7 +62,7 @@ CALLEE = "AsyncEngineArgs"
 _APP_CONFIGS = ("llm_config", "prefill_config", "decode_config")
 # Keys Ray rewrites before vLLM sees them: ``disable_log_requests`` becomes
 # ``enable_log_requests = not value`` (``get_initialization_kwargs``).
-_RAY_REWRITES = frozenset({"disable_log_requests"})
+RAY_REWRITES = frozenset({"disable_log_requests"})
 # No Serve config deploys thousands of models; a crafted one stops being read there.
 MAX_CONFIGS = 1_000
 
@@ -190,8 +190,8 @@ class Reader:
             return
         for key_node, value in yamlpos.mapping_items(node):
             name = self.token(key_node)
-            if name is None or (frontend and (name.text in _frontend_keys()
-                                              or name.text in _RAY_REWRITES)):
+            if name is None or (frontend and (name.text in frontend_keys()
+                                              or name.text in RAY_REWRITES)):
                 continue
             yield self.keyword(name, value)
 
@@ -255,7 +255,7 @@ def _target_of_image(image: Token | None) -> str | None:
 
 
 @cache
-def _frontend_keys() -> frozenset[str]:
+def frontend_keys() -> frozenset[str]:
     """``vllm serve`` option destinations that are not engine fields: vLLM's ``FrontendArgs``
     (the OpenAI server's own options), in the newest known release."""
     release = catalog.load(catalog.newest())

@@ -18,12 +18,15 @@ from vlint.knowledge.curated import ImageRepository
 from vlint.model import Entry, Token
 
 __all__ = [
-    "API_SERVER_MODULE", "LATEST", "Reference", "image_entry", "is_server_image", "parse_reference",
+    "API_SERVER_MODULE", "DEMO_SERVER_MODULE", "LATEST", "Reference", "image_entry", "is_server_image", "parse_reference",
     "release_from_image", "repository_entry", "runs_server", "server_arguments",
     "unversioned_note",
 ]
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
+# vLLM's old demo (non-OpenAI) server, shipped while the release has it (catalog entry
+# ``demo_server``).
+DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
 LATEST = "latest"
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 _SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
