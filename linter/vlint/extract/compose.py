@@ -30,7 +30,7 @@ from vlint.extract.argv import recognise_all
 from vlint.extract.dotenv_files import Dotenv
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
 from vlint.model import (
-    Deployment, Entry, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, Span,
+    Deployment, Entry, EnvVar, GpuCount, Invocation, Located, Mount, Port, Probe, Span,
     Token,
 )
 from vlint.syntax import yamlpos
@@ -291,21 +291,8 @@ def _ports(service: Node, scalar: _Scalar, get: _Get) -> tuple[Port, ...]:
                 continue
             token = scalar(item)
             if token is not None:
-                found.append(_short_port(token))
+                found.append(deployment.short_port(token))
     return tuple(found)
-
-
-def _short_port(token: Token) -> Port:
-    text = token.text
-    end = text.find("/") if "/" in text else len(text)
-    start = text.rfind(":", 0, end) + 1
-    number = deployment.port_number(text[start:end]) if token.literal else None
-    container = Located(number, token.sub_span(start, end))
-    published = None
-    if start > 0:
-        host = text[: start - 1]
-        published = Located(host if token.literal else None, token.sub_span(0, start - 1))
-    return Port(container, None, published)
 
 
 def _healthcheck(

@@ -285,7 +285,7 @@ class _Run:
                 shm = deployment.at(
                     value, deployment.docker_bytes(value.text) if value.literal else None)
             elif name in ("--publish", "--port"):
-                ports.append(_port(value))
+                ports.append(deployment.short_port(value))
             elif name in ("--volume", "--bind"):
                 volumes.extend(_volume(value))
             elif name == "--mount":
@@ -365,21 +365,6 @@ def _gpus(name: str, value: Token) -> Located[GpuCount | None] | None:
     elif found is None and requested is not None:
         found = deployment.gpu_count(requested.group(1))
     return deployment.at(value, found)
-
-
-def _port(value: Token) -> Port:
-    """``-p [IP:][HOST:]CONTAINER[/PROTO]`` (or kubectl's ``--port N``): the container side,
-    and the host side as written."""
-    text = value.text
-    end = text.find("/") if "/" in text else len(text)
-    start = text.rfind(":", 0, end) + 1
-    number = deployment.port_number(text[start:end]) if value.literal else None
-    container = Located(number, value.sub_span(start, end))
-    published = None
-    if start > 0:
-        host = text[: start - 1]
-        published = Located(host if value.literal else None, value.sub_span(0, start - 1))
-    return Port(container, None, published)
 
 
 def _volume(value: Token) -> list[Mount]:

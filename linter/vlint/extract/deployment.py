@@ -11,7 +11,7 @@ from dataclasses import fields, replace
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Span, Token
+from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Port, Span, Token
 
 T = TypeVar("T")
 
@@ -121,6 +121,22 @@ def gpu_count(text: str) -> GpuCount | None:
     if stripped.lower() == "all" or stripped == "-1":
         return "all"
     return whole_number(stripped)
+
+
+def short_port(token: Token) -> Port:
+    """A port written the short way, ``[IP:][HOST:]CONTAINER[/PROTO]`` (compose ``ports:``,
+    ``docker run -p``, kubectl's ``--port N``): the container side, and the host side as
+    written."""
+    text = token.text
+    end = text.find("/") if "/" in text else len(text)
+    start = text.rfind(":", 0, end) + 1
+    number = port_number(text[start:end]) if token.literal else None
+    container = Located(number, token.sub_span(start, end))
+    published = None
+    if start > 0:
+        host = text[: start - 1]
+        published = Located(host if token.literal else None, token.sub_span(0, start - 1))
+    return Port(container, None, published)
 
 
 def port_number(text: str) -> int | None:
