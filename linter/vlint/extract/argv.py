@@ -20,7 +20,10 @@ from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
 
 # (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
-__all__ = ["CLI_MODULE", "DEMO_SERVER_MODULE", "image_entry", "recognise_all", "recognise_script"]
+__all__ = [
+    "CLI_MODULE", "DEMO_SERVER_MODULE", "image_entry", "recognise_all", "recognise_container",
+    "recognise_script",
+]
 
 CLI_MODULE = "vllm.entrypoints.cli.main"
 # vLLM's demo (non-OpenAI) server, with its own parser while the release shipped it.
@@ -188,6 +191,25 @@ def _recognise(
     if not fallback:
         return []
     return _after_double_dash(words, start, path, kind, merged_env, names)
+
+
+def recognise_container(
+    command: Sequence[Token], args: Sequence[Token], *, path: str, kind: str, image: str | None
+) -> list[Invocation]:
+    """The launches of a container that the runtime starts as Kubernetes does: ``command``
+    replaces the image's entrypoint (the image no longer matters) and ``args`` follow it;
+    ``args`` alone are the image's arguments, a server's when the image runs one
+    (``knowledge.images.runs_server``)."""
+    if command:
+        found = recognise_all([*command, *args], path=path, kind=kind)
+        if not found and args:
+            # Entrypoint scripts commonly end with `exec "$@"`, running the args as given.
+            found = recognise_all(args, path=path, kind=kind)
+        return found
+    if args:
+        server = image if image is not None and runs_server(image, args) else None
+        return recognise_all(args, path=path, kind=kind, image=server)
+    return []
 
 
 def _module_launch(

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, kubernetes
-from vlint.extract.argv import recognise_all
+from vlint.extract.argv import recognise_container
 from vlint.extract.chart_values import (
     get, image, is_false, items, key_token, server_image, truth, value, words,
 )
@@ -131,15 +131,10 @@ def _container(
     def finish(found: Sequence[Invocation]) -> list[Invocation]:
         return [deployment.enclosed(i, reader.kind, facts, target) for i in found]
 
-    if command:
-        found = recognise_all([*command, *args], path=reader.path, kind=reader.kind)
-        if not found and args:
-            # An entrypoint script that ends with `exec "$@"` runs the args as given.
-            found = recognise_all(args, path=reader.path, kind=reader.kind)
-        return finish(found)
-    if args:
-        return finish(recognise_all(args, path=reader.path, kind=reader.kind,
-                                    image=server.value if server is not None else None))
+    if command or args:
+        written = reference.value if reference is not None else None
+        return finish(recognise_container(command or (), args, path=reader.path, kind=reader.kind,
+                                          image=written))
     if server is None:
         return []
     return [Invocation(reader.path, (reader.kind,), "cli", server.span, deployment=facts,

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment
-from vlint.extract.argv import recognise_all
-from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
+from vlint.extract.argv import recognise_container
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.knowledge.ray_serve import release_for_ray
 from vlint.model import (
     Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
@@ -556,20 +556,9 @@ class _Reader:
         def finish(found: Sequence[Invocation]) -> list[Invocation]:
             return [deployment.enclosed(i, self.kind, facts, target) for i in found]
 
-        if command:
-            # An explicit command replaces the image's entrypoint: the image no longer matters.
-            found = recognise_all([*command, *args], path=self.path, kind=self.kind)
-            if not found and args:
-                # Entrypoint scripts commonly end with `exec "$@"`, running the args as given.
-                found = recognise_all(args, path=self.path, kind=self.kind)
-            return finish(found)
-        if args:
-            return finish(
-                recognise_all(
-                    args, path=self.path, kind=self.kind,
-                    image=image if image is not None and runs_server(image, args) else None,
-                )
-            )
+        if command or args:
+            return finish(recognise_container(command or (), args, path=self.path,
+                                              kind=self.kind, image=image))
         if server_image and image_token is not None:
 
             return [
