@@ -27,6 +27,7 @@ def words(*texts: str) -> list[Token]:
     ("vllm-cpu-env", ["--model", "m", "--dtype", "bfloat16"]),
     ("team-vllm:local", ["--model=m", "--max_model_len", "4096"]),  # `_` read as `-`
     ("$VLLM_IMAGE", ["--model", "m", "-tp", "2"]),
+    ("team-vllm:local", ["--model", "m", "-tp2"]),  # a short option with its value joined
     ("registry.example/vllm-cpu:v1", ["Qwen/Qwen3-1.7B", "--dtype", "float16"]),
     ("vllm/vllm-openai:v0.9.1", ["--anything-at-all"]),  # a server image runs it whatever it is
 ])
@@ -40,6 +41,7 @@ def test_runs_the_server(image: str, argv: list[str]) -> None:
     ("vllm-tools", ["python", "serve.py", "--port", "8000"]),  # a program, not a model
     ("vllm-tools", ["scripts/run.sh", "--port", "8000"]),
     ("vllm-tools", []),
+    ("vllm-tools", ["--model", "m", "-zz9"]),  # no release has a short option -zz
 ])
 def test_does_not_guess(image: str, argv: list[str]) -> None:
     assert not runs_server(image, words(*argv))

@@ -210,7 +210,7 @@ def server_arguments(words: Sequence[Token]) -> bool:
         option = text.partition("=")[0]
         if option.startswith("--"):
             option = "--" + option[2:].replace("_", "-")  # vLLM reads `_` in names as `-`
-        if option not in known and not _SHORT_WITH_VALUE.match(option):
+        if option not in known and not _joined_short(option, known):
             return False
     return True
 
@@ -219,8 +219,14 @@ _NUMBER = re.compile(r"-\d")
 # A model given as ``vllm serve``'s first word: a repository id or a path, never a program.
 _MODEL = re.compile(r"[\w.-]*/[\w./-]+$")
 _SCRIPTS = (".py", ".sh", ".bash")
-# A short option with its value joined (``-O3``, ``-tp4``) is read by its prefix.
-_SHORT_WITH_VALUE = re.compile(r"-(O|tp|pp|dp)\d+$")
+
+
+def _joined_short(option: str, known: frozenset[str]) -> bool:
+    """Whether ``option`` is a short option of the catalog with its value joined to it
+    (``-O3``, ``-tp4``): argparse reads a single-dash option's value from the same word."""
+    if option.startswith("--"):
+        return False
+    return any(option[:end] in known for end in range(2, len(option)))
 
 
 @functools.cache
