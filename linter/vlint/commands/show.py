@@ -167,6 +167,10 @@ def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> R
     setting = resolution.settings.get(dest) if dest is not None else None
     if dest is None or setting is None:
         return (written, "(not set: unknown to this release)", "")
+    borrowed = resolution.invocation.borrowed_at
+    if borrowed is not None and setting.span is not None and setting.span.start == borrowed:
+        # A word the chart's template writes by itself (``Invocation.borrowed_at``).
+        return (written, _assignment(dest, setting), "the chart's template")
     return (written, _assignment(dest, setting), _origin(path, setting.span))
 
 

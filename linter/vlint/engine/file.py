@@ -143,12 +143,28 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
         done.defaulted |= chosen.defaulted
         done.launches.append((invocation, chosen.releases))
         checked = [replace(finding, invocation=index)
-                   for finding in check_invocation(invocation, chosen.releases, policies)]
+                   for finding in _own(invocation,
+                                       check_invocation(invocation, chosen.releases, policies))]
         try:
             findings.extend(agreed_fixes(checked, chosen.releases))
         except Exception as error:
             raise _Failed("fix", error) from error
     return done.result([*merge(findings), *unread])
+
+
+def _own(invocation: Invocation, findings: Sequence[Finding]) -> list[Finding]:
+    """The findings this file reports: not those at the place of words another linted file
+    holds (``Invocation.borrowed_at``), which that file reports; related places there are
+    dropped."""
+    borrowed = invocation.borrowed_at
+    if borrowed is None:
+        return list(findings)
+    here = Span(borrowed, borrowed)
+    return [
+        replace(finding, related=tuple(r for r in finding.related if r.span != here))
+        for finding in findings
+        if finding.span != here
+    ]
 
 
 @contextmanager

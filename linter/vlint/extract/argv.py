@@ -185,12 +185,45 @@ def _recognise(
 
         found_inside = recognise_script(path, script.text, locate)
         around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
-        return [enclosed(invocation, kind, around, target) for invocation in found_inside]
+        positional = _positional(words, script)
+        return [enclosed(_forwarded(invocation, positional), kind, around, target)
+                for invocation in found_inside]
     if image is not None and server_image:
         return [_image_arguments(words, path, kind, merged_env, names, target)]
     if not fallback:
         return []
     return _after_double_dash(words, start, path, kind, merged_env, names)
+
+
+# The words that expand to every positional parameter, each its own word: "$@" and "${@}".
+_ALL_POSITIONAL = frozenset({"$@", "${@}"})
+
+
+def _positional(words: Sequence[Token], script: Token) -> tuple[Token, ...] | None:
+    """The positional parameters of ``sh -c SCRIPT NAME ARG...``: the words after the script
+    and the one that becomes ``$0`` (POSIX ``sh``, "-c": "the first operand after the command
+    string is assigned to $0, the rest to the positional parameters"); None when the words
+    end with the script."""
+    for index, word in enumerate(words):
+        if word is script:
+            rest = words[index + 2:]
+            return tuple(rest) if index + 1 < len(words) else None
+    return None
+
+
+def _forwarded(invocation: Invocation, positional: tuple[Token, ...] | None) -> Invocation:
+    """The launch with a word ``"$@"`` among its arguments replaced by the positional
+    parameters the shell was given (``exec vllm serve "$@"`` in ``sh -c SCRIPT -- ARGS``)."""
+    if positional is None or not any(
+            t.text in _ALL_POSITIONAL and not t.literal for t in invocation.args):
+        return invocation
+    args: list[Token] = []
+    for token in invocation.args:
+        if token.text in _ALL_POSITIONAL and not token.literal:
+            args.extend(positional)
+        else:
+            args.append(token)
+    return replace(invocation, args=tuple(args))
 
 
 def recognise_container(

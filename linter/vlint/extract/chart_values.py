@@ -327,6 +327,11 @@ def chart_defaults(template: str) -> ChartDefaults | None:
                          _document(os.path.join(chart, "Chart.yaml"), roots))
 
 
+def chart_document(chart: str, linted: str) -> Node | None:
+    """The chart's ``Chart.yaml`` (read confined to the repository of ``linted``)."""
+    return _document(os.path.join(chart, "Chart.yaml"), linted_roots([linted]))
+
+
 def _document(path: str, roots: tuple[Path, ...]) -> Node | None:
     if not os.path.lexists(path):
         return None

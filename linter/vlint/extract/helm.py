@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
 from vlint.extract import (
-    chart_app_template, chart_modelservice, chart_production_stack, chart_values, deployment,
-    kubernetes,
+    chart_app_template, chart_modelservice, chart_production_stack, chart_templates,
+    chart_values, deployment, kubernetes,
 )
 from vlint.extract.argv import recognise_all
 from vlint.knowledge import catalog
@@ -53,7 +53,7 @@ from vlint.knowledge.images import (
     runs_server,
 )
 from vlint.model import LineIndex, Deployment, Invocation, Located, Pos, Token
-from vlint.syntax import yamlpos
+from vlint.syntax import gotemplate, yamlpos
 from vlint.syntax.yamlpos import SourceIndex
 from vlint.discover import helm_claims
 
@@ -316,9 +316,40 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         found.extend(_chart_values(reader, document, 0, consumed, set()))
     for document in documents:
         found.extend(reader.walk(document, 0))
+    own, used = _own_templates(path, text, documents) if "{{" not in text else ([], set())
     for document in documents:
+        chart_templates.mark_used(document, used, consumed)
         found.extend(_values(reader, document, None, 0, consumed))
-    return [_restore(invocation, unresolved) for invocation in found]
+    return [*(_restore(invocation, unresolved) for invocation in found), *own]
+
+
+def _own_templates(
+    path: str, text: str, documents: Sequence[Node]
+) -> tuple[list[Invocation], set[int]]:
+    """The launches a chart's own templates write from its ``values.yaml`` (``path``), placed
+    in it (``vlint.extract.chart_templates``), and the offsets of the values they use (none
+    when ``path`` is not a chart's values)."""
+    used: set[int] = set()
+    chart = chart_templates.chart_of_values(path)
+    if chart is None or len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
+        return [], used
+    meta = chart_values.chart_document(chart, path)
+    found: list[Invocation] = []
+    for template, template_text in chart_templates.templates(chart, path):
+        rendering = gotemplate.render(template_text, documents[0], text, meta)
+        if rendering is None:
+            continue
+        unresolved = {LineIndex.of(rendering.text).pos(offset): char
+                      for offset, char in rendering.written.items()}
+        reader = _TemplateReader(path, yamlpos.SourceIndex(rendering.text), unresolved)
+        placement = chart_templates.Placement(rendering, text)
+        for document in _documents(rendering.text, strict=False):
+            for invocation in reader.walk(document, 0):
+                placed = placement.invocation(_restore(invocation, unresolved))
+                if placed is not None:
+                    found.append(placed)
+                    used.update(o for o in rendering.origins if o >= 0)
+    return found, used
 
 
 class _TemplateReader(kubernetes._Reader):
@@ -506,7 +537,7 @@ def _values(
     config = yamlpos.mapping_get(node, "vllmConfig")
     if config is not None and yamlpos.mapping_node(config) is not None:
         extra = yamlpos.mapping_get(config, "extraArgs")
-        if extra is not None:
+        if extra is not None and id(extra) not in consumed:
             found.extend(_fragment(reader, extra, image))
     own_image = _image_of(reader, node)
     if own_image is not None and all(
@@ -514,7 +545,7 @@ def _values(
     ):
         for name in _ARG_LISTS:
             listed = yamlpos.mapping_get(node, name)
-            if listed is not None:
+            if listed is not None and id(listed) not in consumed:
                 found.extend(_fragment(reader, listed, own_image))
     for key, value in yamlpos.mapping_items(node):
         if key.value not in ("vllmConfig", "containers", "initContainers", *_ARG_LISTS):

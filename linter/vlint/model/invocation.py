@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Literal
 
 from vlint.model.located import Located
-from vlint.model.positions import Span
+from vlint.model.positions import Pos, Span
 from vlint.model.token import Entry, Keyword, Token
 
 
@@ -134,6 +134,10 @@ class Invocation:
     # False when the command that starts the launch may hold arguments the file does not show: a
     # vLLM ``--config`` file is only the part of ``vllm serve --config FILE ...`` it holds.
     args_complete: bool = True
+    # Where the words of another linted file are placed (a chart template's own words in a
+    # launch read from the chart's values.yaml, ``vlint.extract.chart_templates``): a finding
+    # there is that file's, which reports it, and is not reported again here.
+    borrowed_at: Pos | None = None
 
     @property
     def kind(self) -> str:

@@ -1,0 +1,202 @@
+"""A chart's own templates, rendered with its ``values.yaml``: the launches they write, placed in
+the values file.
+
+A chart in the repository (``Chart.yaml``, ``values.yaml`` and ``templates/`` side by side) writes
+its container's command from its values: ``- "{{ .Values.model.maxModelLen }}"`` after
+``- --max-model-len``, ``{{- range .Values.extraArgs }}``, ``{{ toYaml .Values.args }}``.  What
+those values mean is known only with the template, and where they are wrong is in the values
+file.  So each template of the chart is rendered with the chart's defaults
+(``vlint.syntax.gotemplate``), read as a manifest, and every launch that uses a value of the
+values file becomes a launch of the values file:
+
+- a character written in the values file keeps its exact place there, so a finding on a value
+  points at it and a fix may edit it;
+- the template's own words (``--max-model-len``, written before a value) are placed with the
+  value they lead (``Token.unwritten``: no fix edits them), and a word the template writes
+  alone is placed at ``BORROWED`` (line 1, column 1) and marked so (``Invocation.borrowed_at``):
+  a finding there belongs to the template, which is linted as a file of its own and reports it
+  (``vlint.extract.helm.mask``), so nothing is reported twice;
+- a token gathered from several places (``{{ .Values.image.repository }}:{{ .Values.image.tag
+  }}``) is ``gathered``: no fix replaces it whole.
+
+The launch is anchored at the first value of the values file it uses.  Line breaks are not
+reported here (the rendered text is not the file; the template reports its own).  What is
+rendered is the chart's default: an install may set other values, which vlint does not see.
+
+Files are read confined to the linted repository (``discover.confined_read``), at most
+``MAX_TEMPLATES`` templates of at most ``MAX_TEMPLATE_SIZE`` bytes each, under ``templates/``
+(Helm renders every file there except those whose name starts with ``_``; helm/helm
+``pkg/engine/engine.go``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, TypeVar
+
+from vlint.discover import Refused, confined_read, linted_roots
+from vlint.model import Invocation, LineIndex, Pos, Span, Token
+from vlint.syntax import yamlpos
+from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
+
+BORROWED = Pos(1, 1)
+MAX_TEMPLATES = 64
+MAX_TEMPLATE_SIZE = 1 << 20
+_SUFFIXES = (".yaml", ".yml", ".tpl")
+
+T = TypeVar("T")
+
+
+def chart_of_values(path: str) -> str | None:
+    """The chart folder when ``path`` is a chart's own ``values.yaml`` (``Chart.yaml`` and
+    ``templates/`` beside it); None otherwise."""
+    if os.path.basename(path) != "values.yaml":
+        return None
+    chart = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(chart, "Chart.yaml")) and os.path.isdir(
+            os.path.join(chart, "templates")):
+        return chart
+    return None
+
+
+def templates(chart: str, values_path: str) -> Iterator[tuple[str, str]]:
+    """Each template of the chart (path, text) that mentions ``.Values``, read confined."""
+    roots = linted_roots([values_path])
+    folder = os.path.join(chart, "templates")
+    names: list[str] = []
+    for current, folders, files in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(current, f)))
+        names.extend(os.path.join(current, f) for f in sorted(files)
+                     if f.endswith(_SUFFIXES) and not f.startswith("_"))
+        if len(names) >= MAX_TEMPLATES:
+            break
+    for name in names[:MAX_TEMPLATES]:
+        try:
+            text = confined_read(name, roots, MAX_TEMPLATE_SIZE).decode("utf-8")
+        except (Refused, UnicodeDecodeError):
+            continue
+        if ".Values" in text:
+            yield name, text
+
+
+def mark_used(node: Node, used: set[int], consumed: set[int], depth: int = 0) -> bool:
+    """Add to ``consumed`` the id of every list and mapping under ``node`` that holds a value
+    the chart's templates used (an offset in ``used``): the templates say what those values
+    mean, so no other reading of the values file takes them.  Whether ``node`` holds one."""
+    if not used or depth > MAX_DEPTH:
+        return False
+    if yamlpos.is_scalar(node):
+        return node.start_mark.index in used or (
+            node.style is not None and node.start_mark.index + 1 in used)
+    children = ([v for _, v in yamlpos.mapping_items(node)]
+                if yamlpos.mapping_node(node) is not None else yamlpos.sequence_items(node))
+    holds = False
+    for child in children:
+        holds = mark_used(child, used, consumed, depth + 1) or holds
+    if holds and depth > 0:
+        consumed.add(id(node))
+    return holds
+
+
+class Placement:
+    """Maps positions in a rendered template to the values file."""
+
+    def __init__(self, rendering: Rendering, values_text: str) -> None:
+        self.rendering = rendering
+        self.rendered = LineIndex.of(rendering.text)
+        self.values = LineIndex(values_text)
+
+    def of(self, pos: Pos) -> Pos | None:
+        """Where the rendered character at ``pos`` is written in the values file; None for a
+        character the template wrote."""
+        offset = self.rendered.offset(pos)
+        origins = self.rendering.origins
+        if not 0 <= offset < len(origins) or origins[offset] < 0:
+            return None
+        return self.values.pos(origins[offset])
+
+    def token(self, token: Token) -> Token:
+        positions = token.positions
+        mapped = [self.of(p) for p in positions[:-1]]
+        real = [index for index, at in enumerate(mapped) if at is not None]
+        if not real:
+            return Token(token.text, (BORROWED,) * len(positions), literal=token.literal,
+                         condition=token.condition, gathered=True, unwritten=len(token.text))
+        lead = real[0]
+        first = mapped[lead]
+        assert first is not None
+        placed: list[Pos] = []
+        gathered = token.gathered
+        previous = first
+        for index, at in enumerate(mapped):
+            if at is None:
+                placed.append(first if index < lead else previous)
+                gathered = gathered or index > lead
+                continue
+            if at < previous:
+                gathered = True
+            placed.append(at)
+            previous = at
+        end = self.of(positions[-1])
+        if end is None or end <= previous:
+            end = Pos(previous.line, previous.column + 1)
+        return Token(token.text, (*placed, end), literal=token.literal,
+                     condition=token.condition, gathered=gathered,
+                     unwritten=max(token.unwritten, lead))
+
+    def span(self, span: Span) -> Span:
+        """The span from its first character's place to just after the last character of it
+        that the values file holds."""
+        start = self.of(span.start)
+        if start is None:
+            return Span(BORROWED, BORROWED)
+        first, stop = self.rendered.offset(span.start), self.rendered.offset(span.end)
+        origins = self.rendering.origins
+        for offset in range(min(stop, len(origins)) - 1, first, -1):
+            if origins[offset] >= 0:
+                last = self.values.pos(origins[offset])
+                if last >= start:
+                    return Span(start, Pos(last.line, last.column + 1))
+                break
+        return Span(start, Pos(start.line, start.column + 1))
+
+    def moved(self, value: T) -> T:
+        """``value`` with every token, span and position in it placed in the values file."""
+        result: object
+        if isinstance(value, Token):
+            result = self.token(value)
+        elif isinstance(value, Span):
+            result = self.span(value)
+        elif isinstance(value, Pos):
+            result = self.of(value) or BORROWED
+        elif isinstance(value, tuple):
+            result = tuple(self.moved(item) for item in value)
+        elif isinstance(value, dict):
+            result = {key: self.moved(item) for key, item in value.items()}
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {f.name: self.moved(getattr(value, f.name))
+                       for f in dataclasses.fields(value) if f.init}
+            result = replace(value, **changes)
+        else:
+            result = value
+        return result  # type: ignore[return-value]
+
+    def invocation(self, invocation: Invocation) -> Invocation | None:
+        """The launch placed in the values file; None when it uses no value written there."""
+        moved = self.moved(replace(invocation, line_breaks=()))
+        used = [token.span.start for token in (*moved.args, *moved.repeated_entry)
+                if token.unwritten < len(token.text)]
+        image = moved.deployment.image
+        if image is not None and image.span.start != BORROWED:
+            used.append(image.span.start)
+        if not used:
+            return None
+        first = min(used)
+        return replace(moved, anchor=Span(first, Pos(first.line, first.column + 1)),
+                       borrowed_at=BORROWED)

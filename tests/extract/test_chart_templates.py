@@ -1,0 +1,234 @@
+"""A chart's own templates rendered with its values.yaml: the launches they write are launches of
+the values file, every value at its place there, the template's own words reported only by the
+template (``vlint.extract.chart_templates``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests._support.files import write_tree
+from vlint.engine.lint import lint
+from vlint.extract.chart_templates import BORROWED
+from vlint.extract.helm import extract
+from vlint.model import Invocation, Pos, Span, Token
+from vlint.settings import Settings
+
+CHART = "apiVersion: v2\nname: llm\nversion: 0.1.0\nappVersion: v0.30.0\n"
+TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "llm.fullname" . }}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          args:
+            - "--model"
+            - "{{ .Values.model.id }}"
+            - "--max-model-len"
+            - "{{ .Values.model.maxModelLen | toString }}"
+            - --swap-space
+            - "4"
+            {{- if .Values.tools.enabled }}
+            - --enable-auto-tool-choice
+            - --tool-call-parser={{ .Values.tools.parser }}
+            {{- end }}
+            {{- range .Values.extraArgs }}
+            - {{ . | quote }}
+            {{- end }}
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+"""
+VALUES = """\
+image:
+  repository: vllm/vllm-openai
+  tag: v0.32.0
+model:
+  id: Qwen/Qwen3-8B
+  maxModelLen: 16k
+tools:
+  enabled: false
+  parser: hermes
+extraArgs:
+  - --max-num-seqs
+  - "64"
+resources:
+  limits:
+    nvidia.com/gpu: 1
+"""
+
+
+def chart(root: Path, template: str = TEMPLATE, values: str = VALUES) -> Path:
+    write_tree(root, {
+        ".git/HEAD": "",
+        "chart/Chart.yaml": CHART,
+        "chart/values.yaml": values,
+        "chart/templates/deployment.yaml": template,
+        "chart/templates/_helpers.tpl": '{{- define "llm.fullname" -}}llm{{- end }}\n',
+    })
+    return root / "chart" / "values.yaml"
+
+
+def launches(path: Path) -> list[Invocation]:
+    return extract(str(path), path.read_text("utf-8"))
+
+
+def arg(launch: Invocation, text: str) -> Token:
+    return next(token for token in launch.args if token.text == text)
+
+
+def test_values_are_read_at_their_place_in_the_values_file(tmp_path: Path) -> None:
+    [launch] = launches(chart(tmp_path))
+    assert launch.path.endswith("values.yaml") and launch.target == "0.32.0"
+    assert [t.text for t in launch.args] == [
+        "--model", "Qwen/Qwen3-8B", "--max-model-len", "16k", "--swap-space", "4",
+        "--max-num-seqs", "64"]
+    assert arg(launch, "Qwen/Qwen3-8B").span == Span(Pos(5, 7), Pos(5, 20))
+    length = arg(launch, "16k")
+    assert length.literal and not length.gathered and length.unwritten == 0
+    assert length.span == Span(Pos(6, 16), Pos(6, 19))
+    assert arg(launch, "64").span == Span(Pos(12, 6), Pos(12, 8))
+    # The launch starts at the first value it uses: the image's repository.
+    assert launch.anchor.start == Pos(2, 15)
+    assert launch.borrowed_at == BORROWED
+
+
+def test_the_templates_own_words_are_borrowed(tmp_path: Path) -> None:
+    [launch] = launches(chart(tmp_path))
+    swap = arg(launch, "--swap-space")
+    assert swap.span == Span(BORROWED, BORROWED)
+    assert swap.unwritten == len(swap.text)
+
+
+def test_a_branch_follows_the_values(tmp_path: Path) -> None:
+    values = VALUES.replace("enabled: false", "enabled: true")
+    [launch] = launches(chart(tmp_path, values=values))
+    parser = arg(launch, "--tool-call-parser=hermes")
+    # The flag is the template's, the value the values file's: no fix edits the flag.
+    assert parser.unwritten == len("--tool-call-parser=")
+    assert parser.sub_span(len("--tool-call-parser=")) == Span(Pos(9, 11), Pos(9, 17))
+
+
+def test_a_value_gathered_from_two_places_is_marked(tmp_path: Path) -> None:
+    [launch] = launches(chart(tmp_path))
+    image = launch.deployment.image
+    assert image is not None and image.value == "vllm/vllm-openai:v0.32.0"
+    assert image.span == Span(Pos(2, 15), Pos(3, 15))
+
+
+def test_findings_are_reported_once_and_where_they_are_written(tmp_path: Path) -> None:
+    chart(tmp_path)
+    report = lint([str(tmp_path)], Settings(target="0.32.0"))
+    seen = sorted((os.path.relpath(f.path, tmp_path), f.code, f.span.start.line)
+                  for f in report.findings)
+    # '16k' is the values file's; the removed --swap-space is the template's, once.
+    assert ("chart/values.yaml", "VL202", 6) in seen
+    removed = [s for s in seen if s[1] == "VL103"]
+    assert removed == [("chart/templates/deployment.yaml", "VL103", 16)]
+    assert not [f for f in report.findings if f.span.start == BORROWED]
+
+
+def test_a_fix_edits_the_value_in_the_values_file(tmp_path: Path) -> None:
+    path = chart(tmp_path)
+    report = lint([str(path)], Settings(target="0.32.0"))
+    [finding] = [f for f in report.findings if f.code == "VL202"]
+    assert finding.fix is not None
+    [edit] = finding.fix.edits
+    assert edit.span == Span(Pos(6, 16), Pos(6, 19))
+
+
+SHELL_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: {{ .Values.image }}
+          command:
+            - /bin/sh
+            - -c
+            - |
+              export LD_LIBRARY_PATH=/usr/lib/wsl/lib
+              exec vllm serve "$@"
+            - --
+          args:
+            - --model
+            - {{ .Values.model | quote }}
+            - --max-model-len
+            - {{ .Values.maxModelLen | quote }}
+"""
+
+
+def test_a_shell_entrypoint_forwards_the_args(tmp_path: Path) -> None:
+    values = "image: vllm/vllm-openai:v0.32.0\nmodel: Qwen/Qwen3-8B\nmaxModelLen: 8192\n"
+    [launch] = launches(chart(tmp_path, SHELL_TEMPLATE, values))
+    assert [t.text for t in launch.args] == ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]
+    assert arg(launch, "8192").span == Span(Pos(3, 14), Pos(3, 18))
+
+
+FOLDED_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          command: ["/bin/sh"]
+          args:
+            - -c
+            - >-
+              vllm serve
+              {{- if eq .Values.storage "image" }}
+              /models/.modelcar
+              {{- else }}
+              {{ .Values.model }}
+              {{- end }}
+              --port {{ .Values.port }}
+              {{- range .Values.extraArgs }}
+              {{ quote . }}
+              {{- end }}
+"""
+
+
+def test_a_folded_command_with_chomped_actions(tmp_path: Path) -> None:
+    values = ("image:\n  repository: vllm/vllm-openai\n  tag: v0.32.0\nstorage: hub\n"
+              "model: Qwen/Qwen3-8B\nport: 8000\nextraArgs:\n  - --max-num-seqs=32\n")
+    [launch] = launches(chart(tmp_path, FOLDED_TEMPLATE, values))
+    assert [t.text for t in launch.args] == ["Qwen/Qwen3-8B", "--port", "8000", "--max-num-seqs=32"]
+    assert arg(launch, "--max-num-seqs=32").span == Span(Pos(8, 5), Pos(8, 22))
+
+
+def test_values_the_templates_do_not_use_are_still_read(tmp_path: Path) -> None:
+    values = VALUES + ("other:\n  image: vllm/vllm-openai:v0.32.0\n"
+                       "  extraArgs: [--max-num-seqs, \"8\"]\n")
+    found = launches(chart(tmp_path, values=values))
+    assert len(found) == 2
+    assert {launch.anchor.start.line for launch in found} == {2, 18}
+
+
+def test_a_values_file_outside_a_chart_is_not_joined(tmp_path: Path) -> None:
+    path = chart(tmp_path)
+    (tmp_path / "chart" / "Chart.yaml").unlink()
+    assert not [launch for launch in launches(path) if launch.borrowed_at is not None]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="symlinks")
+def test_a_template_linked_from_outside_the_repository_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(TEMPLATE, "utf-8")
+    repo = tmp_path / "repo"
+    path = chart(repo, template="kind: ConfigMap\n")
+    link = repo / "chart" / "templates" / "deployment.yaml"
+    link.unlink()
+    link.symlink_to(outside)
+    assert not [launch for launch in launches(path) if launch.borrowed_at is not None]

@@ -1,0 +1,6 @@
+{{- define "inference.fullname" -}}
+{{ .Release.Name }}-{{ .Chart.Name }}
+{{- end }}
+{{- define "inference.labels" -}}
+app: {{ .Chart.Name }}
+{{- end }}
