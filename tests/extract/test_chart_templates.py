@@ -232,3 +232,47 @@ def test_a_template_linked_from_outside_the_repository_is_not_read(tmp_path: Pat
     link.unlink()
     link.symlink_to(outside)
     assert not [launch for launch in launches(path) if launch.borrowed_at is not None]
+
+
+OVERRIDABLE_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          command: ["/bin/sh"]
+          args:
+            {{- if .Values.argsOverride }}
+              {{- toYaml .Values.argsOverride | nindent 12 }}
+            {{- else }}
+            - -c
+            - >-
+              vllm serve
+              {{ .Values.model }}
+              --max-num-seq 16
+              --port {{ .Values.port }}
+            {{- end }}
+"""
+OVERRIDABLE_VALUES = ("image:\n  repository: vllm/vllm-openai\n  tag: v0.32.0\nargsOverride: []\n"
+                      "model: Qwen/Qwen3-8B\nport: 8000\n")
+
+
+def test_a_template_its_own_reading_misses_is_read_rendered(tmp_path: Path) -> None:
+    values = chart(tmp_path, OVERRIDABLE_TEMPLATE, OVERRIDABLE_VALUES)
+    template = tmp_path / "chart" / "templates" / "deployment.yaml"
+    [launch] = launches(template)
+    assert launch.borrowed_at == BORROWED
+    assert launch.anchor.start == Pos(16, 15)  # `vllm serve`, in the template
+    assert [t.text for t in launch.args] == [
+        "Qwen/Qwen3-8B", "--max-num-seq", "16", "--port", "8000"]
+    assert arg(launch, "--max-num-seq").span == Span(Pos(18, 15), Pos(18, 28))
+    # The values' characters are the values file's to report.
+    assert arg(launch, "Qwen/Qwen3-8B").span == Span(BORROWED, BORROWED)
+    report = lint([str(tmp_path)], Settings(target="0.32.0"))
+    abbreviated = [(os.path.relpath(f.path, tmp_path), f.span.start.line)
+                   for f in report.findings if f.code == "VL105"]
+    assert abbreviated == [("chart/templates/deployment.yaml", 18)]
+    assert [launch.args[0].span.start for launch in launches(values)] == [Pos(5, 8)]

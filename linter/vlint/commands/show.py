@@ -169,8 +169,8 @@ def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> R
         return (written, "(not set: unknown to this release)", "")
     borrowed = resolution.invocation.borrowed_at
     if borrowed is not None and setting.span is not None and setting.span.start == borrowed:
-        # A word the chart's template writes by itself (``Invocation.borrowed_at``).
-        return (written, _assignment(dest, setting), "the chart's template")
+        # Words another file of the chart holds (``Invocation.borrowed_at``).
+        return (written, _assignment(dest, setting), "another file of the chart")
     return (written, _assignment(dest, setting), _origin(path, setting.span))
 
 

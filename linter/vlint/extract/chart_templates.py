@@ -19,7 +19,10 @@ values file becomes a launch of the values file:
 - a token gathered from several places (``{{ .Values.image.repository }}:{{ .Values.image.tag
   }}``) is ``gathered``: no fix replaces it whole.
 
-The launch is anchored at the first value of the values file it uses.  Line breaks are not
+The launch is anchored where the rendered one is when the file holds that place, else at the
+first value of the file it uses.  A template whose own reading (``vlint.extract.helm.mask``)
+finds no launch is read the same way, placed in the template: there the values' characters are
+the borrowed ones, which the values file reports.  Line breaks are not
 reported here (the rendered text is not the file; the template reports its own).  What is
 rendered is the chart's default: an install may set other values, which vlint does not see.
 
@@ -38,6 +41,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from vlint.discover import Refused, confined_read, linted_roots
+from vlint.errors import Unparsable
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
@@ -63,6 +67,22 @@ def chart_of_values(path: str) -> str | None:
             os.path.join(chart, "templates")):
         return chart
     return None
+
+
+def chart_values_of(chart: str, linted: str) -> tuple[str, Node] | None:
+    """The text and root node of the chart's ``values.yaml``, read confined to the repository
+    of ``linted``; None when it is missing, unreadable or not a mapping."""
+    path = os.path.join(chart, "values.yaml")
+    if not os.path.lexists(path):
+        return None
+    try:
+        text = confined_read(path, linted_roots([linted]), MAX_TEMPLATE_SIZE).decode("utf-8")
+        documents = yamlpos.parse_documents(text)
+    except (Refused, UnicodeDecodeError, Unparsable):
+        return None
+    if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
+        return None
+    return text, documents[0]
 
 
 def templates(chart: str, values_path: str) -> Iterator[tuple[str, str]]:
@@ -105,18 +125,21 @@ def mark_used(node: Node, used: set[int], consumed: set[int], depth: int = 0) ->
 
 
 class Placement:
-    """Maps positions in a rendered template to the values file."""
+    """Maps positions in a rendered template to one of the files it was rendered from: the
+    values file (``origins`` are the rendering's ``origins``) or the template (its
+    ``template_origins``)."""
 
-    def __init__(self, rendering: Rendering, values_text: str) -> None:
+    def __init__(self, rendering: Rendering, text: str, origins: tuple[int, ...]) -> None:
         self.rendering = rendering
+        self.origins = origins
         self.rendered = LineIndex.of(rendering.text)
-        self.values = LineIndex(values_text)
+        self.values = LineIndex(text)
 
     def of(self, pos: Pos) -> Pos | None:
-        """Where the rendered character at ``pos`` is written in the values file; None for a
-        character the template wrote."""
+        """Where the rendered character at ``pos`` is written in the file; None for a character
+        the other file (or a function) wrote."""
         offset = self.rendered.offset(pos)
-        origins = self.rendering.origins
+        origins = self.origins
         if not 0 <= offset < len(origins) or origins[offset] < 0:
             return None
         return self.values.pos(origins[offset])
@@ -157,7 +180,7 @@ class Placement:
         if start is None:
             return Span(BORROWED, BORROWED)
         first, stop = self.rendered.offset(span.start), self.rendered.offset(span.end)
-        origins = self.rendering.origins
+        origins = self.origins
         for offset in range(min(stop, len(origins)) - 1, first, -1):
             if origins[offset] >= 0:
                 last = self.values.pos(origins[offset])
@@ -197,6 +220,8 @@ class Placement:
             used.append(image.span.start)
         if not used:
             return None
-        first = min(used)
-        return replace(moved, anchor=Span(first, Pos(first.line, first.column + 1)),
-                       borrowed_at=BORROWED)
+        anchor = moved.anchor
+        if anchor.start == BORROWED:
+            first = min(used)
+            anchor = Span(first, Pos(first.line, first.column + 1))
+        return replace(moved, anchor=anchor, borrowed_at=BORROWED)

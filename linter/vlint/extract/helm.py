@@ -1,7 +1,7 @@
-"""Helm charts: templates, values files and Flux ``HelmRelease`` values, read without rendering.
+"""Helm charts: templates, values files and Flux ``HelmRelease`` values.
 
-A template is not YAML until Helm renders it.  vlint does not render: every ``{{ ... }}``
-expression is replaced by a placeholder of the same length (line breaks kept), so every other
+A template is not YAML until Helm renders it.  A template is first read as written: every
+``{{ ... }}`` expression is replaced by a placeholder of the same length (line breaks kept), so every other
 character keeps its exact position, and a value that touches a placeholder is an unresolved
 value (kept as written, not literal).  A line holding nothing but template actions
 (``{{- if ... }}``, ``{{- end }}``, ``{{- toYaml .Values.x | nindent 8 }}``) becomes blank, so
@@ -9,10 +9,17 @@ both branches of a conditional are read.  The result is read as a Kubernetes man
 the masked text is still not YAML, each ``---`` document is tried alone and those that fail are
 skipped: a template is never reported as unparsable.  A container's ``image:`` written with
 template actions is rendered with the chart's own ``values.yaml`` (and ``Chart.yaml``) to
-decide whether it runs vLLM's server and which release it names (``_TemplateReader``); nothing
-else of the values is put into the template.
+decide whether it runs vLLM's server and which release it names (``_TemplateReader``).
 
-Values files are not manifests.  The values of charts whose templates vlint has read are read
+A chart of the repository is also rendered with its own ``values.yaml``
+(``vlint.syntax.gotemplate``, every written character traced to its file): the launches its
+templates write are launches of the values file, placed there (``_own_templates``,
+``vlint.extract.chart_templates``), and a template whose reading as written finds no launch is
+read rendered, placed in the template (``_rendered_template``).  The words of the other file are
+borrowed (``Invocation.borrowed_at``): each file reports only what it holds.
+
+Values files are not manifests.  The values of charts whose templates are not in the repository
+but known to vlint are read
 as the commands those templates write, each setting at its YAML span (one module per chart
 family): the vLLM production stack (``vlint.extract.chart_production_stack``), the bjw-s
 app-template (``vlint.extract.chart_app_template``) and llm-d's ModelService
@@ -55,7 +62,7 @@ from vlint.knowledge.images import (
 from vlint.model import LineIndex, Deployment, Invocation, Located, Pos, Token
 from vlint.syntax import gotemplate, yamlpos
 from vlint.syntax.yamlpos import SourceIndex
-from vlint.discover import helm_claims
+from vlint.discover import chart_folder, helm_claims
 
 # The kind's claim lives with kind detection (``vlint.discover``).
 claims = helm_claims
@@ -320,7 +327,43 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     for document in documents:
         chart_templates.mark_used(document, used, consumed)
         found.extend(_values(reader, document, None, 0, consumed))
+    if not found and not own and "{{" in text:
+        return _rendered_template(path, text)
     return [*(_restore(invocation, unresolved) for invocation in found), *own]
+
+
+def _rendered_template(path: str, text: str) -> list[Invocation]:
+    """A template whose masked reading finds no launch, rendered with its chart's defaults
+    (a command built by conditionals and chomped actions inside one scalar): the launches it
+    writes, placed in the template, the values' characters borrowed (the chart's
+    ``values.yaml`` reports them, ``_own_templates``)."""
+    chart = chart_folder(path)
+    values = chart_templates.chart_values_of(chart, path) if chart is not None else None
+    if chart is None or values is None:
+        return []
+    values_text, root = values
+    rendering = gotemplate.render(text, root, values_text, chart_values.chart_document(chart, path))
+    if rendering is None:
+        return []
+    placement = chart_templates.Placement(rendering, text, rendering.template_origins)
+    return _read_rendering(path, rendering, placement)
+
+
+def _read_rendering(
+    path: str, rendering: gotemplate.Rendering, placement: chart_templates.Placement
+) -> list[Invocation]:
+    """The launches of a rendered template, each placed by ``placement`` (None: it uses
+    nothing of the file placed in)."""
+    unresolved = {LineIndex.of(rendering.text).pos(offset): char
+                  for offset, char in rendering.written.items()}
+    reader = _TemplateReader(path, yamlpos.SourceIndex(rendering.text), unresolved)
+    found: list[Invocation] = []
+    for document in _documents(rendering.text, strict=False):
+        for invocation in reader.walk(document, 0):
+            placed = placement.invocation(_restore(invocation, unresolved))
+            if placed is not None:
+                found.append(placed)
+    return found
 
 
 def _own_templates(
@@ -339,16 +382,11 @@ def _own_templates(
         rendering = gotemplate.render(template_text, documents[0], text, meta)
         if rendering is None:
             continue
-        unresolved = {LineIndex.of(rendering.text).pos(offset): char
-                      for offset, char in rendering.written.items()}
-        reader = _TemplateReader(path, yamlpos.SourceIndex(rendering.text), unresolved)
-        placement = chart_templates.Placement(rendering, text)
-        for document in _documents(rendering.text, strict=False):
-            for invocation in reader.walk(document, 0):
-                placed = placement.invocation(_restore(invocation, unresolved))
-                if placed is not None:
-                    found.append(placed)
-                    used.update(o for o in rendering.origins if o >= 0)
+        placement = chart_templates.Placement(rendering, text, rendering.origins)
+        placed = _read_rendering(path, rendering, placement)
+        if placed:
+            found.extend(placed)
+            used.update(o for o in rendering.origins if o >= 0)
     return found, used
 
 

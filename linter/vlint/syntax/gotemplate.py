@@ -111,11 +111,14 @@ _NIL = _Value()
 
 @dataclass
 class Rendering:
-    """The rendered text, each character's origin, and the template's own characters behind
-    every ``UNKNOWN`` one (``written``, by output offset)."""
+    """The rendered text, each character's origin, where each character the template wrote
+    as its own text sits in the template (``template_origins``: an offset, or ``TEMPLATE``
+    for characters of values and functions), and the template's own characters behind every
+    ``UNKNOWN`` one (``written``, by output offset)."""
 
     text: str
     origins: tuple[int, ...]
+    template_origins: tuple[int, ...]
     written: dict[int, str] = field(default_factory=dict)
     incomplete: bool = False
 
@@ -144,8 +147,8 @@ def render(
         renderer.block(pieces, 0, len(pieces), _Value(root=True), {}, 0)
     except _TooBig:
         return None
-    return Rendering("".join(renderer.chars), tuple(renderer.origins), renderer.written,
-                     renderer.incomplete)
+    return Rendering("".join(renderer.chars), tuple(renderer.origins),
+                     tuple(renderer.template_origins), renderer.written, renderer.incomplete)
 
 
 def _lex(template: str) -> list[_Piece] | None:
@@ -225,6 +228,7 @@ class _Renderer:
         self.chart = chart
         self.chars: list[str] = []
         self.origins: list[int] = []
+        self.template_origins: list[int] = []
         self.written: dict[int, str] = {}
         self.incomplete = False
         self.steps = 0
@@ -239,7 +243,7 @@ class _Renderer:
         while index < last:
             piece = pieces[index]
             if not isinstance(piece, _Action):
-                self.emit(_written(self.template[piece[0]:piece[1]]))
+                self.emit(_written(self.template[piece[0]:piece[1]]), piece[0])
                 index += 1
                 continue
             self.step()
@@ -348,15 +352,20 @@ class _Renderer:
         """An action kept as written, masked (``x``) so that it stays one YAML word."""
         written = self.template[action.start:action.end].replace("\n", " ")
         start = len(self.chars)
-        self.emit(Text("x" * len(written), (UNKNOWN,) * len(written)))
+        self.emit(Text("x" * len(written), (UNKNOWN,) * len(written)), action.start)
         for index, char in enumerate(written):
             self.written[start + index] = char
 
-    def emit(self, text: Text) -> None:
+    def emit(self, text: Text, template_start: int | None = None) -> None:
+        """Write ``text``; ``template_start``: it is the template's own text from there."""
         if len(self.chars) + len(text.chars) > MAX_OUTPUT:
             raise _TooBig
         self.chars.extend(text.chars)
         self.origins.extend(text.origins)
+        if template_start is None:
+            self.template_origins.extend((TEMPLATE,) * len(text.chars))
+        else:
+            self.template_origins.extend(range(template_start, template_start + len(text.chars)))
 
     def step(self) -> None:
         self.steps += 1
