@@ -6,6 +6,7 @@ PYTHONPATH.  Does not import vlint.  Requests on stdin, one per line:
     {"op": "parse", "entry": "serve" | "api_server", "argv": [...], "dests": [...]}
                                        (dests, optional: only these namespace values)
     {"op": "options", "entry": "serve" | "api_server"}   (every option string -> its dest)
+    {"op": "module", "name": "vllm.entrypoints.api_server"}   (whether the module exists)
     {"op": "engine_config", "argv": [...]}
     {"op": "keywords", "callee": "LLM" | "EngineArgs" | "AsyncEngineArgs", "kwargs": {...},
      "engine_config": false}
@@ -253,6 +254,14 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
             values = vars(ns)
             report["namespace"] = {k: realparser.to_json(values[k]) for k in dests if k in values}
         return report
+    if op == "module":
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(str(request["name"])) is not None
+        except ModuleNotFoundError:  # a parent package is missing
+            found = False
+        return {"ok": True, "found": found}
     if op == "options":
         leaf = _parser(str(request.get("entry", "serve"))).leaf
         return {"ok": True, "strings": {s: a.dest for s, a in leaf._option_string_actions.items()}}

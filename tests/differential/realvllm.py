@@ -225,6 +225,13 @@ class RealVLLM:
         parser resolves (``_option_string_actions``, hidden ones included)."""
         return self._probe(release).ask({"op": "options", "entry": entry})
 
+    def has_module(self, release: str, name: str) -> bool:
+        """Whether the release's package has the module ``name`` (found without running it)."""
+        reply = self._probe(release).ask({"op": "module", "name": name})
+        if not reply.get("ok"):
+            raise RealVLLMError(f"vLLM {release} could not look up {name}: {reply}")
+        return bool(reply["found"])
+
     def engine_config(self, release: str, argv: list[str]) -> dict[str, Any]:
         return self._probe(release).ask({"op": "engine_config", "argv": list(argv)})
 
