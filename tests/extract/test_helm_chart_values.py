@@ -132,7 +132,8 @@ def test_aliases_are_followed_never_expanded(tmp_path: Path) -> None:
 
 
 def defaults(values: str, chart_yaml: str = CHART) -> ChartDefaults:
-    return ChartDefaults(yamlpos.parse_documents(values)[0], yamlpos.parse_documents(chart_yaml)[0])
+    return ChartDefaults(yamlpos.parse_documents(values)[0], values,
+                         yamlpos.parse_documents(chart_yaml)[0])
 
 
 def test_render_reads_only_what_it_knows() -> None:
@@ -142,16 +143,18 @@ def test_render_reads_only_what_it_knows() -> None:
     assert known.render("{{ .Values.a.missing }}/z") == "/z"  # Helm drops "<no value>"
     assert known.render("{{ .Values.a.e | default .Chart.AppVersion }}") == "v0.30.0"
     assert known.render("{{ .Values.a.b | quote }}") == "x"  # the quotes are YAML's
-    assert known.render("p-{{ .Values.a.b | quote }}") is None
+    assert known.render('p-{{ .Values.a.b | quote }}') == 'p-"x"'  # a plain scalar's text
     assert known.render("{{ .Values.a.b | quote }}", plain=False) is None  # ""x"" in quotes
-    assert known.render("{{ .Values.a.b }}{{ .Values.q | quote }}") is None  # two actions
+    assert known.render("{{ .Values.a.b }}{{ .Values.q | quote }}") == 'x"y"'
     assert known.render('{{ printf "%s:%s" .Values.a.b .Values.a.n }}') == "x:8"
     assert known.render("a {{- .Values.a.b -}} b") == "axb"
     assert known.render("{{ required \"set it\" .Values.a.b }}") == "x"
-    for unknown in ("{{ .Values.nothing.b }}", "{{ .Values.a.f }}", "{{ .Values.a.on }}",
-                    "{{ .Values.a }}", "{{ include \"x\" . }}", "{{ .Release.Name }}",
-                    "{{ (.Values.a.b) }}", "{{ required \"m\" .Values.a.e }}",
-                    "{{ .Values.a.b | upper }}", "{{ x }}" * 17):
+    # Go prints a float64 0.10 as 0.1 and YAML 1.1's yes as true.
+    assert known.render("{{ .Values.a.f }}") == "0.1"
+    assert known.render("{{ .Values.a.on }}") == "true"
+    assert known.render("{{ (.Values.a.b) | upper }}") == "X"
+    for unknown in ("{{ .Values.nothing.b }}", "{{ .Values.a }}", "{{ include \"x\" . }}",
+                    "{{ .Release.Name }}", "{{ required \"m\" .Values.a.e }}", "{{ x }}" * 17):
         assert known.render(unknown) is None, unknown
 
 

@@ -41,7 +41,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from vlint.discover import Refused, confined_read, linted_roots
-from vlint.errors import Unparsable
+from vlint.extract import chart_values
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
@@ -71,18 +71,8 @@ def chart_of_values(path: str) -> str | None:
 
 def chart_values_of(chart: str, linted: str) -> tuple[str, Node] | None:
     """The text and root node of the chart's ``values.yaml``, read confined to the repository
-    of ``linted``; None when it is missing, unreadable or not a mapping."""
-    path = os.path.join(chart, "values.yaml")
-    if not os.path.lexists(path):
-        return None
-    try:
-        text = confined_read(path, linted_roots([linted]), MAX_TEMPLATE_SIZE).decode("utf-8")
-        documents = yamlpos.parse_documents(text)
-    except (Refused, UnicodeDecodeError, Unparsable):
-        return None
-    if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
-        return None
-    return text, documents[0]
+    of ``linted`` (``chart_values.read_document``)."""
+    return chart_values.read_document(os.path.join(chart, "values.yaml"), linted_roots([linted]))
 
 
 def templates(chart: str, values_path: str) -> Iterator[tuple[str, str]]:

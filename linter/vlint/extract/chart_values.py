@@ -29,16 +29,16 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment
 from vlint.knowledge.images import is_server_image
 from vlint.model import Located, Pos, Span, Token
-from vlint.syntax import yamlpos
+from vlint.syntax import gotemplate, yamlpos
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
     from vlint.extract.kubernetes import _Reader
 
-_TRUE = frozenset("y Y yes Yes YES on On ON true True TRUE".split())
-_FALSE = frozenset("n N no No NO off Off OFF false False FALSE".split())
-_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = gotemplate.YAML11_TRUE
+_FALSE = gotemplate.YAML11_FALSE
+_NULL = gotemplate.YAML_NULL
 _ZERO = re.compile(r"[-+]?(0+|0*\.0*|0+\.?0*[eE][-+]?[0-9]+)")
 
 
@@ -171,18 +171,6 @@ def words(reader: _Reader, node: Node | None) -> list[Token] | None:
 
 MAX_VALUES_SIZE = 1 << 20  # bytes of a chart's values.yaml (and Chart.yaml) read
 MAX_RENDERED = 1024  # characters of a template scalar rendered
-MAX_ACTIONS = 16  # actions in one scalar
-MAX_PATH = 32  # keys in one ``.Values.a.b...`` reference
-_ACTION = re.compile(r"\{\{(-[ \t\r\n])?((?:(?!\}\}).)*?)([ \t\r\n]-)?\}\}", re.DOTALL)
-_WORD = re.compile(r'"[^"\\]*"|\||[^\s|"()`]+|[()`"]')
-_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DECIMAL = re.compile(r"0|[1-9][0-9]{0,18}")
-# ``.Chart`` fields a template names, and the ``Chart.yaml`` keys they come from.
-_CHART_FIELDS = {"AppVersion": "appVersion", "Version": "version", "Name": "name"}
-
-
-class _Unknown(Exception):
-    """A pipeline whose result cannot be known statically."""
 
 
 class ChartDefaults:
@@ -196,148 +184,67 @@ class ChartDefaults:
     runs and which release its image names, never as the text of a token.
     """
 
-    def __init__(self, values: Node | None, chart: Node | None) -> None:
+    def __init__(self, values: Node | None, values_text: str, chart: Node | None) -> None:
         self.values = values
+        self.values_text = values_text
         self.chart = chart
 
     def render(self, written: str, plain: bool = True) -> str | None:
-        """What Helm renders for a scalar written with template actions, or None when an action
-        is not one read here.  Read: ``.Values.a.b`` (and ``$.Values``), ``.Chart.AppVersion``,
-        ``.Chart.Version``, ``.Chart.Name``, string literals, and the functions ``default``,
-        ``required``, ``printf`` (``%s`` only), and ``quote``/``squote`` for an action that is
-        the whole of a ``plain`` scalar (its quotes are then YAML's).  A missing key renders as the empty
-        string (Helm's engine turns ``<no value>`` into ""; ``pkg/engine/engine.go``); a key
-        under a missing one is an error there, and unknown here, as are numbers other than
-        plain decimals, booleans, lists and mappings (Go prints them its own way)."""
+        """What Helm renders for a scalar written with template actions (``written``, its value
+        as YAML reads it in the template), read back as YAML reads the scalar: a ``plain`` one
+        is read again (``{{ .Values.image | quote }}`` gives the image, its quotes YAML's); a
+        quoted one holding a quote or a backslash after rendering is unknown.  None when an
+        action is not one ``vlint.syntax.gotemplate`` evaluates."""
         if len(written) > MAX_RENDERED:
             return None
-        whole = plain and _ACTION.fullmatch(written.strip()) is not None
-        out: list[str] = []
-        last = 0
-        try:
-            for count, match in enumerate(_ACTION.finditer(written)):
-                if count >= MAX_ACTIONS:
-                    return None
-                literal = written[last : match.start()]
-                if match.group(1):
-                    literal = literal.rstrip()
-                if out and out[-1] == "\x00trim":
-                    out.pop()
-                    literal = literal.lstrip()
-                out.append(literal)
-                out.append(self._pipeline(match.group(2), whole) or "")
-                if match.group(3):
-                    out.append("\x00trim")
-                last = match.end()
-        except _Unknown:
+        rendering = gotemplate.render(written, self.values, self.values_text, self.chart)
+        if rendering is None or rendering.incomplete or gotemplate.UNKNOWN in rendering.origins:
             return None
-        rest = written[last:]
-        if out and out[-1] == "\x00trim":
-            out.pop()
-            rest = rest.lstrip()
-        text = "".join(out) + rest
-        return None if "{{" in text or "}}" in text else text
-
-    def _pipeline(self, source: str, whole: bool) -> str | None:
-        words = _WORD.findall(source)
-        if not words or any(w in ("(", ")", "`", '"') for w in words):
-            raise _Unknown
-        commands: list[list[str]] = [[]]
-        for word in words:
-            if word == "|":
-                commands.append([])
-            else:
-                commands[-1].append(word)
-        value: str | None = None
-        for index, command in enumerate(commands):
-            if not command:
-                raise _Unknown
-            piped = [] if index == 0 else [value]
-            if index == 0 and len(command) == 1 and not _FIELD.fullmatch(command[0]):
-                value = self._term(command[0])
-                continue
-            value = self._call(command[0], [*map(self._term, command[1:]), *piped], whole)
-        return value
-
-    def _call(self, name: str, args: list[str | None], whole: bool) -> str | None:
-        # Sprig's functions (https://masterminds.github.io/sprig/): ``default`` gives its first
-        # argument when the value is empty, ``required`` fails on an empty value.
-        if name == "default" and len(args) == 2:
-            return args[1] if args[1] else args[0]
-        if name == "required" and len(args) == 2:
-            if not args[1]:
-                raise _Unknown
-            return args[1]
-        if name in ("quote", "squote") and len(args) == 1 and whole:
-            return args[0] or ""
-        if name == "printf" and args and args[0] is not None:
-            pieces = args[0].split("%%")
-            if any("%" in p.replace("%s", "") for p in pieces) or None in args[1:]:
-                raise _Unknown
-            if sum(p.count("%s") for p in pieces) != len(args) - 1:
-                raise _Unknown
-            shown = iter(args[1:])
-            return "%".join(re.sub("%s", lambda _: str(next(shown)), p) for p in pieces)
-        raise _Unknown
-
-    def _term(self, word: str) -> str | None:
-        if word.startswith('"'):
-            return word[1:-1]
-        parts = word.split(".")
-        if parts[0] == "$":
-            parts[0] = ""
-        if len(parts) == 3 and parts[:2] == ["", "Chart"] and parts[2] in _CHART_FIELDS:
-            return self._value(self.chart, [_CHART_FIELDS[parts[2]]])
-        if len(parts) < 3 or parts[:2] != ["", "Values"] or len(parts) > MAX_PATH:
-            raise _Unknown
-        if not all(_FIELD.fullmatch(p) for p in parts[2:]):
-            raise _Unknown
-        return self._value(self.values, parts[2:])
-
-    @staticmethod
-    def _value(node: Node | None, keys: list[str]) -> str | None:
-        for key in keys:
-            if node is None or yamlpos.mapping_node(node) is None:
-                raise _Unknown  # a field of nothing, or of a scalar: Helm fails
-            node = yamlpos.mapping_get(node, key)
-        if node is None or yamlpos.is_null(node):
+        text = rendering.text
+        if "{{" in text or "}}" in text:
             return None
-        if not yamlpos.is_scalar(node):
-            raise _Unknown
-        text = yamlpos.scalar_value(node)
-        tag = str(node.tag)
-        if tag.endswith(":str") and (node.style or (text not in _TRUE and text not in _FALSE)):
-            return text
-        if tag.endswith(":int") and _DECIMAL.fullmatch(text):
-            return text
-        raise _Unknown
+        if not plain:
+            return None if any(c in text for c in "\"'\\") else text
+        documents = yamlpos.compose_documents(f"x: {text}\n") if "\n" not in text else None
+        node = get(documents[0], "x") if documents and len(documents) == 1 else None
+        if node is None or not yamlpos.is_scalar(node):
+            return None
+        return yamlpos.scalar_value(node)
 
 
 def chart_defaults(template: str) -> ChartDefaults | None:
     """The defaults of the chart the template ``template`` belongs to; None when it is not in a
-    chart.  Both files are read only inside the template's repository
-    (``discover.confined_read``: no symlink out of it, no FIFO, at most MAX_VALUES_SIZE bytes),
-    parsed as YAML nodes (nothing constructed, aliases shared, never expanded); a file that
-    cannot be read or parsed gives no values (every reference to it is then unknown)."""
+    chart.  Both files are read only inside the template's repository (``read_document``); a
+    file that cannot be read or parsed gives no values (every reference to it is then
+    unknown)."""
     chart = chart_folder(template)
     if chart is None:
         return None
     roots = linted_roots([template])
-    return ChartDefaults(_document(os.path.join(chart, "values.yaml"), roots),
-                         _document(os.path.join(chart, "Chart.yaml"), roots))
+    values = read_document(os.path.join(chart, "values.yaml"), roots)
+    meta = read_document(os.path.join(chart, "Chart.yaml"), roots)
+    return ChartDefaults(values[1] if values else None, values[0] if values else "",
+                         meta[1] if meta else None)
 
 
 def chart_document(chart: str, linted: str) -> Node | None:
     """The chart's ``Chart.yaml`` (read confined to the repository of ``linted``)."""
-    return _document(os.path.join(chart, "Chart.yaml"), linted_roots([linted]))
+    found = read_document(os.path.join(chart, "Chart.yaml"), linted_roots([linted]))
+    return found[1] if found else None
 
 
-def _document(path: str, roots: tuple[Path, ...]) -> Node | None:
+def read_document(path: str, roots: tuple[Path, ...]) -> tuple[str, Node] | None:
+    """The text and root mapping of a chart's YAML file, read only inside ``roots``
+    (``discover.confined_read``: no symlink out of them, no FIFO, at most MAX_VALUES_SIZE
+    bytes) and parsed as YAML nodes (nothing constructed, aliases shared, never expanded);
+    None when it is missing, unreadable, not one document or not a mapping."""
     if not os.path.lexists(path):
         return None
     try:
-        documents = yamlpos.parse_documents(
-            confined_read(path, roots, MAX_VALUES_SIZE).decode("utf-8"))
+        text = confined_read(path, roots, MAX_VALUES_SIZE).decode("utf-8")
+        documents = yamlpos.parse_documents(text)
     except (Refused, UnicodeDecodeError, Unparsable):
         return None
-    return documents[0] if documents and yamlpos.mapping_node(documents[0]) is not None else None
+    if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
+        return None
+    return text, documents[0]

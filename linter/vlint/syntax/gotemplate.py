@@ -51,9 +51,12 @@ MAX_OUTPUT = 1 << 20
 MAX_STEPS = 50_000
 MAX_DEPTH = 64
 
-_TRUE = frozenset("y Y yes Yes YES on On ON true True TRUE".split())
-_FALSE = frozenset("n N no No NO off Off OFF false False FALSE".split())
-_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+# Helm reads values as YAML 1.1 (go-yaml v2 through sigs.k8s.io/yaml): these plain scalars are
+# booleans and nulls there.
+YAML11_TRUE = frozenset("y Y yes Yes YES on On ON true True TRUE".split())
+YAML11_FALSE = frozenset("n N no No NO off Off OFF false False FALSE".split())
+YAML_NULL = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE, _FALSE, _NULL = YAML11_TRUE, YAML11_FALSE, YAML_NULL
 _NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _WORD = re.compile(
     r'"(?:[^"\\\n]|\\.)*"|`[^`]*`|\'(?:[^\'\\]|\\.)\'|:=|[()|,=]'
