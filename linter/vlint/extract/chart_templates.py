@@ -34,14 +34,14 @@ Files are read confined to the linted repository (``discover.confined_read``), a
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vlint.discover import Refused, confined_read, linted_roots
 from vlint.extract import chart_values
+from vlint.extract.nested import rebuilt
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
 from vlint.syntax import yamlpos
 from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
@@ -180,25 +180,17 @@ class Placement:
         return Span(start, Pos(start.line, start.column + 1))
 
     def moved(self, value: T) -> T:
-        """``value`` with every token, span and position in it placed in the values file."""
-        result: object
-        if isinstance(value, Token):
-            result = self.token(value)
-        elif isinstance(value, Span):
-            result = self.span(value)
-        elif isinstance(value, Pos):
-            result = self.of(value) or BORROWED
-        elif isinstance(value, tuple):
-            result = tuple(self.moved(item) for item in value)
-        elif isinstance(value, dict):
-            result = {key: self.moved(item) for key, item in value.items()}
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {f.name: self.moved(getattr(value, f.name))
-                       for f in dataclasses.fields(value) if f.init}
-            result = replace(value, **changes)
-        else:
-            result = value
-        return result  # type: ignore[return-value]
+        """``value`` with every token, span and position in it placed in the file (the one walk
+        over the model, ``nested.rebuilt``)."""
+
+        def leaf(item: Any) -> Any:
+            if isinstance(item, Token):
+                return self.token(item)
+            if isinstance(item, Span):
+                return self.span(item)
+            return self.of(item) or BORROWED
+
+        return rebuilt(value, leaf)
 
     def invocation(self, invocation: Invocation) -> Invocation | None:
         """The launch placed in the values file; None when it uses no value written there."""
