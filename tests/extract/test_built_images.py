@@ -102,7 +102,10 @@ def test_image_cmd_with_arguments_is_the_dockerfiles_launch(tmp_path: pathlib.Pa
     text = "services:\n  api:\n    build: .\n"
     found = lint_compose(tmp_path, text, {"Dockerfile": (
         "FROM vllm/vllm-openai:v0.9.2\nCMD [\"--model\", \"m\"]\n")})
-    assert found == []
+    # The service runs that CMD: its launch holds none of the Dockerfile's words (checked
+    # there), only the service's facts (tests/extract/test_r4_image_command.py).
+    (launch,) = found
+    assert launch.args == () and not launch.args_complete
 
 
 def test_unreadable_dockerfile_gives_no_target_and_no_guess(tmp_path: pathlib.Path) -> None:

@@ -152,10 +152,11 @@ def test_an_assignment_in_a_branch_makes_the_variable_unknown_after_it() -> None
     assert args(inside) == ["m", "--max-model-len", "32768"]
     assert arg(inside, "32768").condition is None  # inside its branch it is certain
     # An append in a branch is known after it, conditional (tests below); any other
-    # assignment makes the variable unknown.
+    # assignment makes the variable unknown: its default, one literal word, is kept unknown.
     assert args(after) == ["m", "--max-model-len", "32768", "--port", "1"]
     words = [command.words for command in parse_words(text)]
-    assert [w.text for w in words[-1]] == ["vllm", "serve", "$MODEL"]
+    assert [w.text for w in words[-1]] == ["vllm", "serve", "m"]
+    assert not words[-1][2].literal
 
 
 def test_a_loop_forgets_what_it_assigns_from_its_start() -> None:
@@ -166,8 +167,8 @@ def test_a_loop_forgets_what_it_assigns_from_its_start() -> None:
     )
     first, second = launches(text)
     assert args(first) == ["m", "--port", "$PORT"]
-    assert args(second) == ["m", "--port", "$PORT"]
-    assert not arg(first, "$PORT").literal
+    assert args(second) == ["m", "--port", "8000"]  # the default, unknown after the loop
+    assert not arg(first, "$PORT").literal and not arg(second, "8000").literal
 
 
 def test_functions_see_no_variable_and_a_call_forgets_what_they_assign() -> None:

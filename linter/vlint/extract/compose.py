@@ -10,9 +10,11 @@ A service with ``build:`` runs the image compose builds from a Dockerfile (read 
 ``build.target`` choosing the stage): the Dockerfile gives the entry point (its own ENTRYPOINT,
 else its base image's) and the target (its base image's tag, or the ``pip install vllm==X`` it
 runs), and ``image:`` beside ``build:`` is only the name of the built image (except with
-``pull_policy: always``, where compose runs the pulled ``image:``).  A Dockerfile vlint cannot
-read leaves the entry point and the target unknown: only a command that starts vLLM itself is
-a launch then.
+``pull_policy: always``, where compose runs the pulled ``image:``).  A service that writes
+neither ``entrypoint:`` nor ``command:`` runs the image's own CMD/ENTRYPOINT: when that starts
+vLLM, the service is a launch at its ``build:`` whose words stay the Dockerfile's
+(``_image_command`` says what is checked where).  A Dockerfile vlint cannot read leaves the
+entry point and the target unknown: only a command that starts vLLM itself is a launch then.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
 KIND = "compose"
 _URL = re.compile(r"https?://[^\s'\"]+")
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def is_vllm_image(image: str | None) -> bool:
@@ -562,9 +565,11 @@ def _built_service(
     command: _Argv | None, facts: Deployment,
 ) -> list[Invocation]:
     """The launches of a service built from a Dockerfile (``built``; None when it could not be
-    read): its entry point and target come from the Dockerfile.  The image's own launch (its
-    ENTRYPOINT with a CMD that has arguments) is the Dockerfile's, found when vlint lints the
-    Dockerfile; here are the launches whose arguments this compose file writes."""
+    read): its entry point and target come from the Dockerfile.  The words of the image's own
+    launch (its ENTRYPOINT with a CMD that has arguments) are the Dockerfile's, checked when
+    vlint lints the Dockerfile; here are the launches whose arguments this compose file writes,
+    and, for a service with no command of its own, the image's launch around this service
+    (``_image_command``)."""
     release = None if built is None else built.release
 
     def finish(found: Sequence[Invocation]) -> list[Invocation]:
@@ -574,10 +579,12 @@ def _built_service(
         return finish(_entrypoint_launches(path, entrypoint, command))
     server = _server_entry(built)
     if command is None:
-        if server is None or built is None or built.cmd is not None:
+        if built is None:
             return []
-        return [Invocation(path, (KIND,), "cli", build_span, entry=server, deployment=facts,
-                           target=release)]
+        if server is not None and built.cmd is None:
+            return [Invocation(path, (KIND,), "cli", build_span, entry=server, deployment=facts,
+                               target=release)]
+        return _image_command(path, build_span, built.launches, facts, release)
     if built is not None and built.entrypoint is not None:
         if built.entrypoint.words is None:
             return []  # a shell-form ENTRYPOINT ignores the command
@@ -598,6 +605,42 @@ def _built_service(
     if command.string is not None:
         return finish(_shell(path, command.string))
     return finish(recognise_all(command.words, path=path, kind=KIND))
+
+
+def _image_command(
+    path: str, build_span: Span, launches: Sequence[Invocation], facts: Deployment,
+    release: str | None,
+) -> list[Invocation]:
+    """The launches of a service that writes no ``entrypoint:`` nor ``command:``: its container
+    runs the built image's own CMD/ENTRYPOINT (``launches``, found in the Dockerfile), with the
+    service's environment, GPUs, shared memory, ports and probes around it.
+
+    What is checked where: the command's words are in the Dockerfile, and every rule on them
+    reports there, once, at their own characters (the Dockerfile's launch, found when vlint lints
+    it).  The service's launch, anchored at ``build:``, holds none of those words: it carries the
+    service's Deployment facet for the rules on what surrounds the command, and says that its
+    command has arguments this file does not show (``args_complete``), so that no rule reads an
+    option as absent from it.  The image's ``ENV`` may set variables beside the service's
+    ``environment:``, so the service's environment is not complete either; a variable of the
+    service's that the command expands (``vllm serve ${MODEL_NAME}``) is an input of those
+    words, in use there, and is left out of the service's launch (a rule on the variables a
+    launch sets but vLLM does not read would otherwise report it).  The origin is
+    ``compose`` then the kinds the command was found through (``dockerfile``, ``shell`` for a
+    shell-form CMD).
+    """
+    found: list[Invocation] = []
+    for launch in launches:
+        has_arguments = bool(launch.args or launch.keywords or launch.has_unpacked_kwargs)
+        expanded = {match.group(1) for token in launch.args
+                    for match in _EXPANSION.finditer(token.text)}
+        env = {name: variable for name, variable in facts.env.items() if name not in expanded}
+        found.append(Invocation(
+            path, (KIND, *launch.origin), launch.style, build_span, entry=launch.entry,
+            callee=launch.callee, deployment=replace(facts, env=env, env_complete=False),
+            target=release if release is not None else launch.target,
+            args_complete=launch.args_complete and not has_arguments,
+        ))
+    return found
 
 
 def _server_entry(built: BuiltImage | None) -> Entry | None:

@@ -12,7 +12,18 @@ deployment guide writes it: ``docker run ... vllm/vllm-openai:TAG --model M``,
 https://docs.vllm.ai/en/latest/deployment/docker/); for any other image, the command the
 container runs.  ``--entrypoint X`` replaces the image's entry point: the container runs X
 followed by those words.  A line whose options vlint cannot read gives no launch: the image
-could be any later word.
+could be any later word.  An expansion among the options (``docker run -it ${GPU_FLAGS}
+--ipc=host ... IMAGE``) holds options when the words after it are run options up to an image
+that runs vLLM's server with the rest (``knowledge.images.runs_server``); the facts are then
+incomplete.
+
+An image held in a variable that a branch or an option loop may reassign (``IMAGE=vllm/vllm-
+openai:latest``, then ``-c) IMAGE=vllm-cpu-env ;;``) is not literal: ``syntax.shell`` gives the
+script's default, every character unknown.  Whether the run starts vLLM's server is decided as
+for any image vlint cannot be sure of, by ``runs_server`` on that text and the words after it;
+the tag gives no target (the script may run the other image: the release falls back to the
+project's pins), while the default's own reference, written literally where it is assigned,
+is still checked there (an unpinned ``:latest``).
 """
 
 from __future__ import annotations
@@ -117,13 +128,22 @@ class _Run:
         if parsed is None or parsed.stop >= len(words):
             return []
         image_at = parsed.stop
+        options = list(parsed.options)
         complete = True
         if not words[image_at].literal and _server_image_follows(words, image_at):
             # ``docker run $GPU_FLAGS vllm/vllm-openai:TAG ...``: the expansion holds options.
             image_at += 1
             complete = False
+        else:
+            while True:
+                more = _options_after_expansion(words, image_at, run)
+                if more is None:
+                    break
+                options += more.options
+                image_at = more.stop
+                complete = False
         image = words[image_at]
-        facts = self.facts(parsed.options, image, complete)
+        facts = self.facts(options, image, complete)
         entrypoint = _last(parsed.options, "--entrypoint")
         rest = tuple(words[image_at + 1 :])
         if entrypoint is not None and entrypoint.value is not None:
@@ -211,6 +231,9 @@ class _Run:
                     target=target,
                 ), facts, target, ())]
             found = self.recognise(rest, path=self.path, kind=self.kind, image=image.text)
+            if not image.literal:
+                # Its tag is no release: the script may run another image (see the module).
+                found = [replace(invocation, target=None) for invocation in found]
             return [self._contained(i, facts, target, rest) for i in found]
         return self.inside(rest, facts, image)
 
@@ -325,6 +348,26 @@ def _env_parts(program: str, value: Token) -> list[Token]:
 def _last(options: Sequence[Option], name: str) -> Option | None:
     """The last ``name`` option (a repeated single-valued option: the last one wins)."""
     return next((o for o in reversed(options) if o.name == name), None)
+
+
+def _options_after_expansion(
+    words: Sequence[Token], index: int, table: OptionTable
+) -> container_cli.Parsed | None:
+    """The run options after ``words[index]`` when that word is an expansion holding options
+    (``docker run -it ${GPU_FLAGS} --ipc=host ... IMAGE ARGS``): it is not an image vLLM's
+    server runs with the words after it, and the words after it are run options up to one that
+    is (``knowledge.images.runs_server``).  None where ``words[index]`` may be the image."""
+    word = words[index]
+    if word.literal or index + 1 >= len(words) or not words[index + 1].text.startswith("-"):
+        return None
+    if runs_server(word.text, words[index + 1:]):
+        return None
+    parsed = container_cli.parse(words, index + 1, table)
+    if parsed is None or parsed.stop >= len(words):
+        return None
+    if not runs_server(words[parsed.stop].text, words[parsed.stop + 1:]):
+        return None
+    return parsed
 
 
 def _server_image_follows(words: Sequence[Token], index: int) -> bool:

@@ -115,12 +115,16 @@ class BuiltImage:
     where the Dockerfile leaves its base image's; ``release`` is the vLLM release it holds (its
     base image's tag, or the specifier of a later ``pip install vllm==X``), None when unknown.
     The words of ``entrypoint`` and ``cmd`` are positioned in the Dockerfile's own text.
+    ``launches`` are the vLLM launches the image's command makes when a container runs it with
+    no command of its own (what ``extract`` reports for the stage's CMD/ENTRYPOINT, positioned
+    in the Dockerfile).
     """
 
     base: str | None
     entrypoint: Command | None
     cmd: Command | None
     release: str | None
+    launches: tuple[Invocation, ...] = ()
 
 
 def built_image(
@@ -135,7 +139,8 @@ def built_image(
     stage = build.stages.get(target.lower()) if target else build.stage
     if stage is None:
         return None
-    return BuiltImage(stage.base, stage.entrypoint, stage.cmd, stage.release)
+    launches = tuple(_finish(_runs("", stage), stage))
+    return BuiltImage(stage.base, stage.entrypoint, stage.cmd, stage.release, launches)
 
 
 class _Build:

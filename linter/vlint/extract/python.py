@@ -10,8 +10,11 @@ assigned them) given to ``shlex.split(...)``, ``subprocess.run(..., shell=True)`
 recogniser.  A string that starts as a vLLM launch (``vllm serve``, ``python -m
 vllm.entrypoints.``) given to another library's runner (``conn.run(...)``, a sandbox request's
 ``command=``) goes to the shell extractor too.  ``**config`` and Ray's
-``engine_kwargs=config`` read the mapping assigned to ``config`` before the call.  A notebook
-passes the names its earlier cells imported (``imports``).
+``engine_kwargs=config`` read the mapping assigned to ``config`` before the call.  A vLLM call
+that unpacks its function's ``**kwargs`` parameter (``def __init__(self, **kwargs):
+AsyncEngineArgs(**kwargs)``) takes its keywords from that function's callers in the module
+(``_Forwarder``), Ray Serve's ``Deployment.bind(...)`` among them.  A notebook passes the names
+its earlier cells imported (``imports``).
 """
 
 from __future__ import annotations
@@ -125,9 +128,14 @@ def extract(
         names = imports
     strings = _Strings(source, _string_bindings(tree))
     mappings = _mapping_bindings(tree)
+    forwarders = _forwarders(tree, names)
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
+            forwarder = forwarders.get(id(node))
+            if forwarder is not None:
+                found.extend(_forwarded(path, source, names, node, forwarder, mappings))
+                continue
             found.extend(_call(path, source, names, node, strings, mappings))
         elif isinstance(node, (ast.List, ast.Tuple)):
             found.extend(_argv_list(path, source, node))
@@ -275,8 +283,11 @@ def _shell_true(node: ast.Call) -> bool:
 
 
 def _keywords_invocation(
-    path: str, source: Source, node: ast.Call, callee: str, mappings: _Mappings
+    path: str, source: Source, node: ast.Call, callee: str, mappings: _Mappings,
+    passed: _Passed | None = None,
 ) -> Invocation:
+    """The keyword launch ``node``; with ``passed``, its ``**parameter`` holds the keywords a
+    caller of its function gives (``_forwarded``), each at its place in that call."""
     keywords: list[Keyword] = []
     unpacked = False
     if node.args and not isinstance(node.args[0], ast.Starred):
@@ -284,6 +295,11 @@ def _keywords_invocation(
     for keyword in node.keywords:
         if keyword.arg is not None:
             keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
+            continue
+        if passed is not None and isinstance(keyword.value, ast.Name) \
+                and keyword.value.id == passed.parameter:
+            keywords.extend(passed.keywords)
+            unpacked = unpacked or passed.incomplete
             continue
         mapping, incomplete = mappings.resolve(keyword.value)
         if isinstance(mapping, ast.Dict):
@@ -305,6 +321,173 @@ def _keywords_invocation(
         keywords=tuple(keywords),
         has_unpacked_kwargs=unpacked,
     )
+
+
+# -- keywords a caller passes through ``**kwargs`` -------------------------------------------
+#
+# ``def __init__(self, **kwargs): self.engine = AsyncLLMEngine.from_engine_args(
+# AsyncEngineArgs(**kwargs))`` launches nothing by itself: the keywords come from whoever
+# builds the object.  In Ray Serve that is ``Deployment.bind(*args, **kwargs)`` (also after
+# ``.options(...)``), whose arguments Serve passes to the deployment class's constructor when
+# it starts each replica (https://docs.ray.io/en/latest/serve/api/doc/ray.serve.Deployment.html,
+# ``bind``; ray-project/ray ``python/ray/serve/deployment.py``); elsewhere a plain call of the
+# class or of a module-level function.  The keywords a caller writes that no named parameter
+# takes are the launch's, each at its place in the call; a caller's ``**mapping`` is read as a
+# launch's is.  Only a ``**parameter`` that reaches the vLLM call unchanged counts: any other
+# use of it in the function (``kwargs.pop("name")``, ``kwargs["dtype"] = ...``) may change
+# what the call receives, and the launch is then read as written, its keywords unknown.
+
+# No module binds one deployment hundreds of times; past this, further callers are not read.
+# Each launch is read once per caller, with every keyword the caller writes: once a module's
+# forwarded keywords (launches times callers' keywords) pass MAX_FORWARDED, its further
+# forwarders are read as written, so that the work stays linear in the module.
+MAX_CALLERS = 64
+MAX_FORWARDED = 4_096
+
+
+@dataclass(frozen=True)
+class _Forwarder:
+    """A function whose ``**parameter`` a vLLM call unpacks unchanged: ``named`` are the
+    parameters a caller's keyword fills instead, ``callers`` the calls of it in the module."""
+
+    parameter: str
+    named: frozenset[str]
+    callers: tuple[ast.Call, ...]
+
+
+@dataclass(frozen=True)
+class _Passed:
+    """What one caller passes into a forwarder's ``**parameter``."""
+
+    parameter: str
+    call: ast.Call
+    keywords: tuple[Keyword, ...]
+    incomplete: bool
+
+
+_Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def _forwarders(tree: ast.Module, names: dict[str, str]) -> dict[int, _Forwarder]:
+    """The vLLM calls (by ``id``) that unpack a ``**parameter`` of a module-level function or
+    of a module-level class's ``__init__``, which the module calls; each with its function."""
+    owners: dict[str, _Function] = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            owners[statement.name] = statement
+        elif isinstance(statement, ast.ClassDef):
+            for item in statement.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and item.name == "__init__":
+                    owners[statement.name] = item
+    launches: dict[str, list[ast.Call]] = {}
+    for owner, function in owners.items():
+        found = _unpacking_launches(function, names)
+        if found:
+            launches[owner] = found
+    if not launches:
+        return {}
+    callers: dict[str, list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called = _called_owner(node.func)
+            if called in launches and len(callers.setdefault(called, [])) < MAX_CALLERS:
+                callers[called].append(node)
+    forwarders: dict[int, _Forwarder] = {}
+    budget = MAX_FORWARDED
+    for owner, calls in launches.items():
+        if not callers.get(owner):
+            continue
+        budget -= len(calls) * sum(len(call.keywords) + 1 for call in callers[owner])
+        if budget < 0:
+            break
+        function = owners[owner]
+        arguments = function.args
+        assert arguments.kwarg is not None
+        named = frozenset(a.arg for a in (*arguments.args, *arguments.kwonlyargs))
+        forwarder = _Forwarder(arguments.kwarg.arg, named, tuple(callers[owner]))
+        for call in calls:
+            forwarders[id(call)] = forwarder
+    return forwarders
+
+
+def _unpacking_launches(function: _Function, names: dict[str, str]) -> list[ast.Call]:
+    """The vLLM calls in ``function`` that unpack its ``**parameter``, when they are the only
+    uses of it; else none."""
+    if function.args.kwarg is None:
+        return []
+    parameter = function.args.kwarg.arg
+    unpacked: set[int] = set()
+    calls: list[ast.Call] = []
+    uses = 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == parameter:
+            uses += 1
+        elif isinstance(node, ast.Call) and _vllm_callee(node.func, names) is not None:
+            for keyword in node.keywords:
+                if keyword.arg is None and isinstance(keyword.value, ast.Name) \
+                        and keyword.value.id == parameter:
+                    unpacked.add(id(keyword.value))
+                    calls.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
+                and node is not function:
+            return []  # a nested scope may take the name over: not followed
+    return calls if uses == len(unpacked) else []
+
+
+def _called_owner(func: ast.expr) -> str | None:
+    """The name a call builds or calls: ``C(...)``, ``C.bind(...)``,
+    ``C.options(...).bind(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if not isinstance(func, ast.Attribute) or func.attr != "bind":
+        return None
+    target = func.value
+    if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) \
+            and target.func.attr == "options":
+        target = target.func.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _forwarded(
+    path: str, source: Source, names: dict[str, str], node: ast.Call, forwarder: _Forwarder,
+    mappings: _Mappings,
+) -> list[Invocation]:
+    """The launch ``node`` once for each caller of its function, with what that caller
+    passes into the ``**parameter``."""
+    callee = _vllm_callee(node.func, names)
+    assert callee is not None
+    found: list[Invocation] = []
+    for call in forwarder.callers:
+        keywords, incomplete = _passed_keywords(source, call, forwarder.named, mappings)
+        passed = _Passed(forwarder.parameter, call, tuple(keywords), incomplete)
+        found.append(_keywords_invocation(path, source, node, callee, mappings, passed))
+    return found
+
+
+def _passed_keywords(
+    source: Source, call: ast.Call, named: frozenset[str], mappings: _Mappings
+) -> tuple[list[Keyword], bool]:
+    """The keywords ``call`` passes that no parameter in ``named`` takes; True when some
+    cannot be read (a ``**mapping`` vlint cannot expand)."""
+    keywords: list[Keyword] = []
+    incomplete = False
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            if keyword.arg not in named:
+                keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
+            continue
+        mapping, added = mappings.resolve(keyword.value)
+        if isinstance(mapping, ast.Dict):
+            expanded, rest = _dict_keywords(source, mapping)
+        elif _is_dict_call(mapping):
+            entries, rest = _mapping_entries(source, mapping)
+            expanded = [_keyword(source, name, value) for name, value in entries]
+        else:
+            expanded, rest = [], True
+        keywords.extend(k for k in expanded if k.name.text not in named)
+        incomplete = incomplete or rest or added
+    return keywords, incomplete
 
 
 def _positional_model(source: Source, value: ast.expr) -> Keyword:

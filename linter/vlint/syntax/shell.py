@@ -39,7 +39,13 @@ of a function forgets the variables any function assigns; ``read``/``unset``/``g
 ``mapfile``/``printf -v``/``let`` forget the variables they name, ``source`` and an ``eval``
 of unknown text forget all.  An unknown variable stays as written and makes its word
 non-literal (never a guess), except inside ``${VAR:+words}``: those words are kept, each token
-with ``condition`` set to ``VAR`` (they are passed only when ``VAR`` is set).  A token's
+with ``condition`` set to ``VAR`` (they are passed only when ``VAR`` is set), and except a
+variable that held one literal word before a construct that may replace it, when every value
+the script gives it inside any construct is one literal word (``IMAGE=a`` then ``-c)
+IMAGE=b ;;`` in an option loop): after the construct it expands to the word it held, every
+character unknown and with the condition ``$IMAGE keeps its earlier value``, so that its word
+is not literal (no rule reads its value as written, and a finding on it says when it holds)
+while a recogniser may read the script's default (``docker run $IMAGE ...``).  A token's
 ``condition`` is that of its first conditional character.  The work is bounded: a value
 longer than ``_MAX_VALUE`` characters makes its variable unknown, a script expands (and
 joins after branches) at most ``_EXPANSION_BUDGET`` characters in all, and ``eval`` nests
@@ -841,6 +847,10 @@ class _Walker:
         self.loops = 0  # the loops being walked
         self.functions: set[str] = set()
         self.clobbered: set[str] = set()
+        # The names given, inside a construct, a value other than one literal word, or
+        # forgotten there (``read``, ``unset``, ...); all of them after ``source``/``eval``.
+        self.varied: set[str] = set()
+        self.all_varied = False
         # The nodes from the root to the current one (``Node.parent`` costs the depth).
         self.path: list[Node | None] = []
 
@@ -910,7 +920,7 @@ class _Walker:
                 if everything:
                     self.clear()
                 for name in names:
-                    self.forget(name)
+                    self.forget(name, varied=False)
 
     def leave(self, depth: int) -> None:
         regions = self.regions
@@ -936,7 +946,11 @@ class _Walker:
                     parent.before.setdefault(name, region.before.get(name))
                     parent.assigned.add(name)
                 if after is None:
-                    values.pop(name, None)
+                    uncertain = self.uncertain(region, name)
+                    if uncertain is None:
+                        values.pop(name, None)
+                    else:
+                        values[name] = uncertain
                     if parent is not None:
                         parent.spoiled.add(name)
                     continue
@@ -989,6 +1003,34 @@ class _Walker:
             else:
                 return None
         return value
+
+    def uncertain(self, region: _Region, name: str) -> _Field | None:
+        """A variable's value after a region that may have replaced it, when it held one
+        literal word before and the script gave it only literal words (``IMAGE=a`` then
+        ``-c) IMAGE=b ;;`` in an option loop): its value before, every character unknown and
+        conditional (``$IMAGE keeps its earlier value``).  The word is not literal (any rule
+        needing the value stays silent; one that reads a flag's name says when it is passed),
+        but a recogniser may read what the script writes by default (``docker run $IMAGE
+        ...`` of a vLLM image); None where the variable is unknown."""
+        before = region.before.get(name)
+        if (
+            self.all_varied
+            or region.cleared
+            or name in self.varied
+            or not isinstance(before, _Field)
+            or len(before.chars) > self.variables.budget
+        ):
+            return None
+        # Charged as an expansion: nested constructs each make the value again.
+        self.variables.budget -= len(before.chars)
+        if not _one_literal_word(before):
+            return None
+        condition = _shortened(f"${name} keeps its earlier value")
+        return replace(
+            before,
+            marks=tuple(mark | _UNKNOWN for mark in before.marks),
+            conditions=(condition,) * len(before.chars),
+        )
 
     def appended(self, region: _Region, name: str, value: _Value, old: _Value | None) -> None:
         """Notes in ``region`` what an assignment of ``value`` (``old`` before it) appended,
@@ -1096,14 +1138,20 @@ class _Walker:
     def set(self, name: str, value: _Value) -> None:
         old = self.touch(name)
         self.variables.values[name] = value
+        if self.regions and not (isinstance(value, _Field) and _one_literal_word(value)):
+            self.varied.add(name)
         self.note(name)
         if self.regions:
             self.appended(self.regions[-1], name, value, old)
 
-    def forget(self, name: str) -> None:
+    def forget(self, name: str, varied: bool = True) -> None:
+        """``name`` is unknown from here; ``varied`` false for a loop's names, forgotten
+        before the loop runs (their values in it are still the script's own)."""
         self.touch(name)
         self.variables.values.pop(name, None)
         self.note(name)
+        if varied:
+            self.varied.add(name)
         if self.regions:
             self.regions[-1].spoiled.add(name)
         if name == "IFS":
@@ -1112,6 +1160,7 @@ class _Walker:
     def clear(self) -> None:
         """Every variable is forgotten (``source``, an ``eval`` of unknown text)."""
         self.variables.values.clear()
+        self.all_varied = True
         for region in self.regions:
             region.cleared = True
 
@@ -1289,8 +1338,19 @@ class _Walker:
         if self.regions and inner.regions:
             self.regions[-1].assigned |= inner.regions[0].assigned
             self.regions[-1].spoiled |= inner.regions[0].assigned
+            self.varied |= inner.regions[0].assigned
         if any(mark & _UNKNOWN for mark in marks):
             self.clear()  # unknown text may assign anything
+
+
+def _one_literal_word(value: _Field) -> bool:
+    """Whether ``value`` is one known word: no unknown or conditional character, no blank."""
+    return (
+        bool(value.chars)
+        and value.literal
+        and value.condition() is None
+        and not any(char in _IFS_WHITE for char in value.chars)
+    )
 
 
 def _appended_part(old: _Value | None, new: _Value) -> _Value | None:
