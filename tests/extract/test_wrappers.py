@@ -77,6 +77,19 @@ WRAPPED = [
     "my-launcher --retries 3 --log /tmp/x -- vllm serve",
     "tini -s -- dumb-init -- vllm serve",
     "exec env A=1 nohup numactl -N 0 taskset -c 0-7 timeout 1d srun -n 1 vllm serve",
+    # a running container or pod (docker/podman/nerdctl exec, kubectl exec)
+    "docker exec -it vllm-box vllm serve",
+    "docker -H tcp://gpu01:2375 exec -d -u 1000 -w /srv box vllm serve",
+    "docker container exec --env-file .env box vllm serve",
+    "podman exec -e HF_HOME=/data box vllm serve",
+    "kubectl exec -it pod-0 -- vllm serve",
+    "kubectl -n ml exec deploy/vllm -c server -- vllm serve",
+    # remote and detached sessions (OpenSSH, GNU Screen, tmux)
+    "ssh gpu01 vllm serve",
+    "ssh -i ~/.ssh/id -p 2222 -o StrictHostKeyChecking=no user@gpu01 vllm serve",
+    "screen -dmS vllm vllm serve",
+    "screen -d -m -S vllm -L -Logfile vllm.log vllm serve",
+    "tmux new-session -d -s vllm vllm serve",
     # a wrapper held in a variable
     "$APPTAINER_CMD vllm serve",
     "${LAUNCHER} vllm serve",
@@ -125,6 +138,15 @@ def test_uvx_package_at_version_runs_its_command() -> None:
         "nice -n 10 python -m http.server",
         "sudo systemctl restart vllm",
         "numactl --hardware",
+        "screen -ls",
+        "screen -r vllm",
+        "screen -S vllm -X stuff 'vllm serve m\n'",
+        "ssh -N -L 8000:localhost:8000 gpu01",
+        "ssh gpu01 'tail -f vllm.log'",
+        "tmux attach -t vllm",
+        "docker exec box nvidia-smi",
+        "kubectl exec pod-0 -- cat /etc/hosts",
+        "kubectl logs -f vllm-0",
     ],
 )
 def test_no_launch_behind_these_wrappers(line: str) -> None:
@@ -217,3 +239,42 @@ def test_wrapper_chains_and_separators_stay_bounded() -> None:
     assert extract("run.sh", "x " + "-- " * 5000 + "vllm serve m\n") == []
     assert extract("run.sh", "nohup " * 5000 + "vllm serve m\n") == []
     assert len(extract("run.sh", "nohup " * 10 + "vllm serve m\n")) == 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'ssh gpu01 "vllm serve m --port 1"',
+        "ssh -p 2222 user@gpu01 'HF_HOME=/data vllm serve m --port 1'",
+        'tmux new-session -d -s vllm "vllm serve m --port 1"',
+        "tmux new -d 'HF_HOME=/data vllm serve m --port 1'",
+        'tmux send-keys -t vllm "vllm serve m --port 1" Enter',
+        "tmux send-keys -t vllm:0 'vllm serve m --port 1' C-m",
+    ],
+)
+def test_a_command_line_handed_to_a_shell_is_read_inside_its_quotes(line: str) -> None:
+    invocation = only(line)
+    assert invocation.anchor == columns(line, "vllm serve")
+    assert [token.text for token in invocation.args] == ["m", "--port", "1"]
+    port = line.index("--port 1") + len("--port ") + 1
+    assert invocation.args[2].span == Span(Pos(1, port), Pos(1, port + 1))
+    if "HF_HOME" in line:
+        assert invocation.env["HF_HOME"].span == columns(line, "/data")
+
+
+def test_exec_environment_options_reach_the_launch() -> None:
+    line = "docker exec -e HF_HOME=/data --env VLLM_LOGGING_LEVEL=DEBUG box vllm serve m"
+    invocation = only(line)
+    assert {n: t.text for n, t in invocation.env.items()} == {
+        "HF_HOME": "/data", "VLLM_LOGGING_LEVEL": "DEBUG"}
+    assert invocation.env["HF_HOME"].span == columns(line, "/data")
+
+
+def test_python_c_code_is_read_as_python_inside_its_quotes() -> None:
+    line = ('python3 -c "from vllm import LLM; LLM(model=\'m\', max_model_len=4096)"')
+    invocation = only(line)
+    assert invocation.style == "python" and invocation.origin == ("shell", "python")
+    [model, length] = invocation.keywords
+    assert length.name.span == columns(line, "max_model_len")
+    assert length.value_span == columns(line, "4096")
+    assert extract("run.sh", 'python -c "print(1)"\n') == []

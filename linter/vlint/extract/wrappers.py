@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from vlint.extract.deployment import assignment, at, gpu_count, whole_number
 from vlint.model import GpuCount, Located, Pos, Span, Token
-from vlint.syntax.shell import parse_words
+from vlint.syntax.container_cli import DOCKER_GLOBAL, KUBECTL_RUN, NERDCTL_GLOBAL, PODMAN_GLOBAL
+from vlint.syntax.shell import ShellCommand, parse_words
 
 __all__ = ["Unwrapped", "is_expansion", "unwrap"]
 
@@ -52,7 +53,14 @@ class Wrapper:
     command's environment (``env``, and ``sudo`` among its options); ``no_command`` flags after
     which nothing is run (``taskset -p`` changes a running process); ``final`` options that
     end the options (``env -S STRING``: env reads the string's words in their place);
-    ``lone_dash`` whether a ``-`` word is an option (``env -``, the same as ``env -i``).
+    ``lone_dash`` whether a ``-`` word is an option (``env -``, the same as ``env -i``);
+    ``whole_words`` flags written as one word of several letters that are not a cluster
+    (``screen -ls``); ``env_options`` options whose value is a ``NAME=VALUE`` the command gets
+    (``docker exec -e``); ``after_dash`` whether the command is what follows the first ``--``
+    (``kubectl exec POD -- CMD``); ``one_string`` whether a single word left for the command is a
+    shell command line the tool hands to a shell (tmux's shell-command, ssh's remote command),
+    whose words are read in its place; ``keys`` whether the words are keys typed into a pane
+    (``tmux send-keys``), a trailing key name (``Enter``, ``C-m``) pressing return.
     """
 
     valued: frozenset[str] = frozenset()
@@ -65,6 +73,11 @@ class Wrapper:
     no_command: frozenset[str] = frozenset()
     final: frozenset[str] = frozenset()
     lone_dash: bool = False
+    whole_words: frozenset[str] = frozenset()
+    env_options: frozenset[str] = frozenset()
+    after_dash: bool = False
+    one_string: bool = False
+    keys: bool = False
 
 
 # -- the tables ------------------------------------------------------------------------------
@@ -215,6 +228,33 @@ _MPI = _options(
 )
 _MPI_TWO_VALUES = _options("-mca", "--mca", "-gmca", "--gmca", "-env", "-genv")
 
+# Commands run in a running container or pod: docker/podman/nerdctl ``exec`` (the Docker CLI
+# reference, https://docs.docker.com/reference/cli/docker/container/exec/; podman-exec(1);
+# nerdctl's docs/command-reference.md), kubectl exec (kubectl's exec.go, its command after
+# ``--``; https://kubernetes.io/docs/reference/kubectl/generated/kubectl_exec/).
+_CONTAINER_EXEC = _options(
+    "-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys",
+    "--preserve-fd", "--preserve-fds", "--cidfile",
+)
+_CONTAINER_EXEC_ENV = _options("-e", "--env")
+# OpenSSH ssh.c: getopt "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XYy"
+# (https://github.com/openssh/openssh-portable); -N, -G, -Q, -O and -V run no remote command.
+_SSH = _options(
+    "-b", "-c", "-e", "-i", "-l", "-m", "-o", "-p", "-B", "-D", "-E", "-F", "-I", "-J", "-L",
+    "-O", "-P", "-Q", "-R", "-S", "-w", "-W",
+)
+_SSH_NO_COMMAND = _options("-N", "-G", "-Q", "-O", "-V")
+# tmux(1), "CLIENTS AND SESSIONS" and "WINDOWS AND PANES": the options of new-session,
+# new-window, split-window, respawn-pane/-window, run-shell and send-keys, and tmux's own.
+_TMUX_GLOBAL = _options("-c", "-f", "-L", "-S", "-T")
+_TMUX_RUN = _options("-c", "-e", "-F", "-f", "-l", "-n", "-s", "-t", "-x", "-y", "-d")
+_TMUX_RUN_FLAGS_ONLY = _options("-d")
+_TMUX_KEYS = _options("-N", "-t")
+# GNU Screen manual, "Invoking Screen": the options taking an argument; -r, -R, -x, -X, -ls,
+# -list, -wipe and -Q attach to, send to or list sessions and start no command.
+_SCREEN = _options("-c", "-e", "-h", "-p", "-s", "-S", "-t", "-T", "-Logfile")
+_SCREEN_NO_COMMAND = _options("-r", "-R", "-x", "-X", "-ls", "-list", "-wipe", "-Q")
+
 _PLAIN = Wrapper()
 _MPIRUN = Wrapper(_MPI, two_valued=_MPI_TWO_VALUES, clusters=False)
 _MICROMAMBA = Wrapper(_MAMBA_RUN, ("run",))
@@ -247,7 +287,32 @@ WRAPPERS: dict[str, tuple[Wrapper, ...]] = {
     "srun": (Wrapper(_SRUN),),
     "mpirun": (_MPIRUN,),
     "mpiexec": (_MPIRUN,),
+    "ssh": (Wrapper(_SSH, operands=1, no_command=_SSH_NO_COMMAND, one_string=True),),
+    "tmux": tuple(
+        Wrapper(_TMUX_RUN - _TMUX_RUN_FLAGS_ONLY, (name,), _TMUX_GLOBAL, one_string=True)
+        for name in ("new-session", "new", "new-window", "neww", "split-window", "splitw",
+                     "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run")
+    ) + tuple(
+        Wrapper(_TMUX_KEYS, (name,), _TMUX_GLOBAL, one_string=True, keys=True)
+        for name in ("send-keys", "send")
+    ),
+    "screen": (Wrapper(_SCREEN, no_command=_SCREEN_NO_COMMAND,
+                       whole_words=_options("-ls", "-list", "-wipe")),),
+    "kubectl": (Wrapper(_options(*KUBECTL_RUN.valued), ("exec",),
+                        _options(*KUBECTL_RUN.valued), after_dash=True),),
+    **{
+        program: (
+            Wrapper(_CONTAINER_EXEC, ("exec",), _options(*table.valued), operands=1,
+                    env_options=_CONTAINER_EXEC_ENV),
+            Wrapper(_CONTAINER_EXEC, ("container", "exec"), _options(*table.valued), operands=1,
+                    env_options=_CONTAINER_EXEC_ENV),
+        )
+        for program, table in (("docker", DOCKER_GLOBAL), ("podman", PODMAN_GLOBAL),
+                               ("nerdctl", NERDCTL_GLOBAL))
+    },
 }
+# Key names ``tmux send-keys`` presses after typing a command (tmux(1), "KEY BINDINGS").
+_RETURN_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j"})
 
 # -- reading the options ---------------------------------------------------------------------
 
@@ -274,6 +339,10 @@ def _read_options(
             return index + 1
         if assignments is not None and _is_assignment(text):
             assignments.append(word)
+            index += 1
+            continue
+        if text in wrapper.whole_words:
+            options.append(Option(text, None))
             index += 1
             continue
         if text == "-" and wrapper.lone_dash:
@@ -399,6 +468,16 @@ def _unwrap_one(
             # The split string's words are env's own arguments: env reads them again.
             return True
         index += wrapper.operands
+        if wrapper.env_options:
+            _environment_options(options, wrapper.env_options, env, names)
+        if wrapper.after_dash:
+            dash = next((i for i in range(index, len(words)) if words[i].text == "--"), None)
+            index = dash + 1 if dash is not None else index + 1
+        if wrapper.keys:
+            while len(result.words) > index and result.words[-1].text in _RETURN_KEYS:
+                result.words.pop()
+        if wrapper.one_string and _shell_string(result, index, env, names):
+            return True
         if program == "hatch":
             index = _hatch_command(result, index)
         elif program in ("uv", "uvx"):
@@ -461,7 +540,54 @@ def _split_string(
     split = next((o.value for o in options if o.name in _ENV_SPLIT and o.value is not None), None)
     if split is None:
         return False
-    value = split
+    command = _one_command(split)
+    if command is None:
+        return False
+    for name, token in command.env.items():
+        env[name] = token
+        if name in command.env_names:
+            names[name] = command.env_names[name]
+    result.words = [*result.words[:result.start + 1], *command.words, *result.words[index:]]
+    return True
+
+
+def _environment_options(
+    options: Sequence[Option], env_options: frozenset[str], env: dict[str, Token],
+    names: dict[str, Span],
+) -> None:
+    """``docker exec -e NAME=VALUE``: each such option sets the command's variable."""
+    for option in options:
+        if option.name in env_options and option.value is not None:
+            variable = assignment(option.value)
+            if variable is not None and variable.name_span is not None:
+                env[variable.name] = variable.value
+                names[variable.name] = variable.name_span
+
+
+def _shell_string(
+    result: Unwrapped, index: int, env: dict[str, Token], names: dict[str, Span]
+) -> bool:
+    """``ssh host "vllm serve m"``, ``tmux new -d "vllm serve m"``: one word left, a command
+    line that the tool hands to a shell; its words (and ``NAME=VALUE`` prefixes) are read in
+    its place, each at its place inside the word.  False when more than one word is left (they
+    are the command's words already) or the string is not one simple command."""
+    if index != len(result.words) - 1 or " " not in result.words[index].text:
+        return False
+    value = result.words[index]
+    command = _one_command(value)
+    if command is None:
+        return False
+    for name, token in command.env.items():
+        env[name] = token
+        if name in command.env_names:
+            names[name] = command.env_names[name]
+    result.words = [*result.words[:index], *command.words]
+    result.start = index
+    return True
+
+
+def _one_command(value: Token) -> ShellCommand | None:
+    """The one simple command a word holds, read as the shell reads it, positioned inside it."""
     last = len(value.text)
     end = value.sub_span(0).end if last else value.pos(0)
 
@@ -469,15 +595,7 @@ def _split_string(
         return value.pos(offset) if offset < last else end
 
     commands = parse_words(value.text, locate)
-    if len(commands) != 1:
-        return False
-    command = commands[0]
-    for name, token in command.env.items():
-        env[name] = token
-        if name in command.env_names:
-            names[name] = command.env_names[name]
-    result.words = [*result.words[:result.start + 1], *command.words, *result.words[index:]]
-    return True
+    return commands[0] if len(commands) == 1 else None
 
 
 def _hatch_command(result: Unwrapped, index: int) -> int:
