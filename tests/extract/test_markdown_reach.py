@@ -141,3 +141,45 @@ def test_a_yaml_fence_holding_part_of_a_manifest_is_read_as_kubernetes() -> None
     assert arg(found, "--max-num-seqs").span.start == Pos(7, 41)
     # A YAML fence that is no manifest part and no other kind stays unread.
     assert extract("a.md", "```yaml\nservice: web\nreplicas: 2\n```\n") == []
+
+
+@pytest.mark.parametrize("prompt", [
+    "$ ", "(venv) $ ", "user@gpu01:~$ ", "(vllm) user@gpu01:~/app$ ", "[root@node0 ~]# ",
+    "bash-5.2$ ", "me@mac % ",
+])
+@pytest.mark.parametrize("language", ["console", "bash", ""])
+def test_a_transcripts_prompt_is_not_part_of_the_command(prompt: str, language: str) -> None:
+    if language == "bash" and prompt.startswith("["):
+        pytest.skip("a bash block's first line must be a prompt a shell comment is not")
+    text = f"```{language}\n{prompt}vllm serve org/m --max-num-seqs 8\nINFO: ready\n```\n"
+    (found,) = extract("a.md", text)
+    start = len(prompt) + 1
+    assert found.anchor == Span(Pos(2, start), Pos(2, start + 10))
+    assert [t.text for t in found.args] == ["org/m", "--max-num-seqs", "8"]
+
+
+def test_a_comment_in_a_shell_block_is_no_prompt() -> None:
+    text = "```bash\n# start it\nvllm serve org/m --port 1\n```\n"
+    (found,) = extract("a.md", text)
+    assert found.anchor.start == Pos(3, 1)
+
+
+@pytest.mark.parametrize("language", ["cmd", "bat", "batch"])
+def test_a_windows_command_block_continues_with_a_caret(language: str) -> None:
+    text = (f"```{language}\nvllm serve org/m ^\n  --max-num-seqs 8 ^\n  --port %PORT%\n```\n")
+    (found,) = extract("a.md", text)
+    assert [t.text for t in found.args] == ["org/m", "--max-num-seqs", "8", "--port", "$PORT_"]
+    assert arg(found, "8").span == Span(Pos(3, 18), Pos(3, 19))
+    port = found.args[-1]
+    assert not port.literal and port.span == Span(Pos(4, 10), Pos(4, 16))
+
+
+@pytest.mark.parametrize("language", ["python", "pycon", "shell", "py"])
+def test_an_interactive_python_session_is_read_without_its_prompts(language: str) -> None:
+    text = (f"```{language}\n>>> from vllm import LLM\n>>> llm = LLM(\n...     model='org/m',\n"
+            "...     max_model_len=4096)\n>>> print(llm)\n<vllm.LLM object>\n```\n")
+    (found,) = extract("a.md", text)
+    assert found.style == "python"
+    [model, length] = found.keywords
+    assert model.value_span == Span(Pos(4, 15), Pos(4, 22))
+    assert length.name.span == Span(Pos(5, 9), Pos(5, 22))

@@ -5,10 +5,14 @@ Blocks are found with markdown-it-py (CommonMark), so fences inside lists and bl
 becomes a text of its own whose every line maps back to its file line and the indentation cut
 from it:
 
-- ``bash``, ``sh``, ``shell``, ``zsh``: shell (read as a transcript when it starts with ``$ ``);
-- ``console`` / ``shell-session``: only prompted lines (``$ `` or ``# ``) and their ``\\``
-  continuations are commands; output lines are not;
-- ``python`` / ``py``: Python;
+- ``bash``, ``sh``, ``shell``, ``zsh``: shell (read as a transcript when it starts with a
+  prompt: ``$ ``, ``(venv) user@host:~/dir$ ``, ``[root@node ~]# ``, ``bash-5.2$ ``);
+- ``console`` / ``shell-session``: only prompted lines (those prompts, or ``# ``) and their
+  ``\\`` continuations are commands; output lines are not;
+- ``python`` / ``py``: Python; an interactive session (``pycon``, or a Python or shell block
+  whose first line is a ``>>>`` prompt): the prompted lines without their prompts;
+- ``cmd`` / ``bat`` / ``batch``: the Windows command prompt, read as shell with ``^`` as the
+  line continuation and ``%NAME%`` an unresolved variable;
 - ``yaml`` / ``yml``: the first YAML kind that claims the block (compose, ...), ``dockerfile``
   likewise, through the extractor registry;
 - ``powershell`` / ``ps1`` / ``pwsh``: shell, but only a block with no PowerShell syntax the
@@ -70,6 +74,29 @@ _PYTHON = frozenset({"python", "py", "python3"})
 _YAML = frozenset({"yaml", "yml"})
 _DOCKERFILE = frozenset({"dockerfile", "docker", "containerfile"})
 _PROMPT = re.compile(r"[$#] ")
+# A shell prompt as transcripts print it: an optional virtual environment, then ``user@host:dir``
+# or ``[user@host dir]`` or ``bash-5.2``, then ``$``/``#``/``%`` and a blank (``(venv)
+# user@gpu:~/app$ ``, ``[root@node0 ~]# ``).  A bare ``# `` is a prompt only in a console
+# block: in a shell block it starts a comment.
+_RICH_PROMPT = re.compile(
+    r"(?:\([\w.-]{1,64}\)[ \t]*)?"
+    r"(?:[\w.-]{1,64}@[\w.-]{1,255}(?::[^\s$#%]{0,255})?|\[[^\]\n]{1,128}\]|bash-[\d.]+)?"
+    r"[ \t]*[$#%][ \t]"
+)
+_SHELL_PROMPT = re.compile(
+    r"(?:\([\w.-]{1,64}\)[ \t]*)?"
+    r"(?:(?:[\w.-]{1,64}@[\w.-]{1,255}(?::[^\s$#%]{0,255})?|\[[^\]\n]{1,128}\]|bash-[\d.]+)"
+    r"[ \t]*[$#%]|\$)[ \t]"
+)
+# Python's interactive prompts (``>>> `` and ``... ``), as doctests and REPL transcripts show
+# them (https://docs.python.org/3/tutorial/interpreter.html#interactive-mode).
+_REPL = re.compile(r">>>(?: |$)|\.\.\.(?: |$)")
+_PYCON = frozenset({"pycon", "python-console", "pyrepl"})
+# Windows command prompt fences: ``^`` ends a continued line and ``%NAME%`` is a variable
+# (cmd.exe's ``call /?`` and ``set /?``; https://learn.microsoft.com/windows-server/
+# administration/windows-commands/cmd).
+_CMD = frozenset({"cmd", "bat", "batch", "dos"})
+_CMD_VARIABLE = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
 _PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z][\w.-]*)>")
 _HAS_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.MULTILINE)
 _LOOKS_LIKE_VLLM = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
@@ -347,12 +374,16 @@ def _rows(document: Embedded, lines: list[str], first: int, content: str) -> Emb
 
 def _block(path: str, language: str, block: Embedded, context: ExtractContext) -> list[Invocation]:
     try:
+        if language in _PYCON or (language in _PYTHON | _SHELL and _is_repl(block.text)):
+            return _nested(path, "python", _repl(block), context)
         if language in _SHELL and not _is_transcript(block.text):
             return _shell(path, block, context)
         if language in _CONSOLE or language in _SHELL:
             return _shell(path, _console(block), context)
         if language in _PYTHON:
             return _nested(path, "python", block, context)
+        if language in _CMD:
+            return _shell(path, _cmd(block), context)
         if language in _YAML:
             kind = _yaml_kind(path, block.text)
             return _nested(path, kind, block, context) if kind else []
@@ -422,13 +453,51 @@ def _holds_a_command(text: str, untagged: bool) -> bool:
     indented block is often a log), it names ``vllm serve`` or the API server module."""
     if untagged and _LOOKS_LIKE_VLLM.search(text):
         return True
-    return any(_command_line(line.removeprefix("$ ")) for line in text.split("\n"))
+    return any(_command_line(_without_prompt(line)) for line in text.split("\n"))
+
+
+def _without_prompt(line: str) -> str:
+    prompt = _SHELL_PROMPT.match(line)
+    return line[prompt.end():] if prompt is not None else line
 
 
 def _is_transcript(text: str) -> bool:
-    """A shell block written as a transcript: its first line is a ``$ `` prompt."""
+    """A shell block written as a transcript: its first line is a prompt (``$ ``, ``(venv)
+    user@host:~$ ``; not a bare ``# ``, a comment there)."""
     first = next((line for line in text.split("\n") if line.strip()), "")
-    return first.startswith("$ ")
+    return _SHELL_PROMPT.match(first) is not None
+
+
+def _is_repl(text: str) -> bool:
+    """A Python block written as an interactive session: its first line is a ``>>>`` prompt."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return first.startswith(">>>")
+
+
+def _repl(block: Embedded) -> Embedded:
+    """An interactive session's code: each prompted line without its prompt (cut, so that the
+    code keeps its own indentation, and its characters their columns), output lines empty."""
+    rows = []
+    for line, shift, content in zip(block.lines, block.shifts, block.text.split("\n")):
+        prompt = _REPL.match(content)
+        if prompt is None:
+            rows.append((line, shift, ""))
+        else:
+            rows.append((line, shift + prompt.end(), content[prompt.end():]))
+    return embedded(rows)
+
+
+def _cmd(block: Embedded) -> Embedded:
+    """A Windows command prompt block as the shell reads it, every character in its place: a
+    line-ending ``^`` becomes ``\\`` and ``%NAME%`` the unresolved ``$NAME_``."""
+    rows = []
+    for line, shift, content in zip(block.lines, block.shifts, block.text.split("\n")):
+        kept = _CMD_VARIABLE.sub(lambda m: "$" + m.group(1) + "_", content)
+        stripped = kept.rstrip()
+        if stripped.endswith("^") and not stripped.endswith("^^"):
+            kept = stripped[:-1] + "\\" + kept[len(stripped):]
+        rows.append((line, shift, kept))
+    return embedded(rows)
 
 
 def _console(block: Embedded) -> Embedded:
@@ -436,7 +505,7 @@ def _console(block: Embedded) -> Embedded:
     rows = []
     continued = False
     for line, shift, content in zip(block.lines, block.shifts, block.text.split("\n")):
-        prompt = _PROMPT.match(content)
+        prompt = _RICH_PROMPT.match(content) or _PROMPT.match(content)
         if prompt is not None and not continued:
             kept = " " * prompt.end() + content[prompt.end() :]
         elif continued:
