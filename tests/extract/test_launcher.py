@@ -61,3 +61,20 @@ def test_dstack_image_tag_is_the_target() -> None:
     text = "type: service\nimage: vllm/vllm-openai:v0.32.0\ncommands:\n  - vllm serve m\n"
     (found,) = extract("a.dstack.yml", text)
     assert found.target == "0.32.0" and found.image is None
+
+
+def test_a_service_container_of_a_vllm_image_is_a_launch_of_its_entry_point() -> None:
+    text = (
+        "jobs:\n  e2e:\n    runs-on: gpu\n    services:\n"          # 1-4
+        "      vllm:\n        image: vllm/vllm-openai:v0.9.2\n"      # 5-6
+        "        env:\n          VLLM_LOGGING_LEVEL: DEBUG\n"        # 7-8
+        "          HF_TOKEN: ${{ secrets.HF_TOKEN }}\n"              # 9
+        "      redis:\n        image: redis:7\n"                     # 10-11
+        "      other:\n        image: ${{ matrix.image }}\n"         # 12-13
+        "    steps:\n      - run: curl localhost:8000/health\n"
+    )
+    (found,) = extract(".github/workflows/e2e.yml", text)
+    assert found.anchor == Span(Pos(6, 16), Pos(6, 39))
+    assert found.target == "0.9.2" and found.entry == "api_server" and found.args == ()
+    assert found.env["VLLM_LOGGING_LEVEL"].span == Span(Pos(8, 31), Pos(8, 36))
+    assert not found.env["HF_TOKEN"].literal

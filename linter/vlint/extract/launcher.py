@@ -7,6 +7,9 @@
 - dstack configurations (``type: service|task|dev-environment`` with a ``commands:`` list,
   each item its own shell text).
 
+A workflow job's service containers (``jobs.<id>.services.<name>``) of a vLLM server image are
+launches of the image's own entry point, with their ``env:``.
+
 Each shell text is a YAML scalar (often a ``|`` or ``>`` block) handed to the shell extractor
 with a locator built from the scalar's per-character file positions, so spans are exact.
 """
@@ -20,8 +23,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, shell
-from vlint.knowledge.images import release_from_image
-from vlint.model import Deployment, GpuCount, Invocation, Located, Pos, Token
+from vlint.knowledge.images import image_entry, is_server_image, release_from_image
+from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Pos, Token
 from vlint.syntax import yamlpos
 from vlint.discover import launcher_claims
 
@@ -53,6 +56,35 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
                 deployment.enclosed(invocation, KIND, facts, target)
                 for invocation in _shell(path, source, script)
             )
+        found.extend(_service_containers(path, source, document))
+    return found
+
+
+def _service_containers(path: str, source: SourceIndex, document: Node) -> list[Invocation]:
+    """A workflow job's service containers (``jobs.<id>.services.<name>``) of a vLLM server
+    image: each starts the image's own entry point, with the ``env:`` given (GitHub Actions
+    takes no command for a service container: ``image``, ``env``, ``ports``, ``volumes``,
+    ``options``, ``credentials``; https://docs.github.com/en/actions/reference/workflows-and-
+    actions/workflow-syntax#jobsjob_idservices)."""
+    found: list[Invocation] = []
+    jobs = yamlpos.mapping_node(yamlpos.mapping_get(document, "jobs"))
+    for _, job in yamlpos.mapping_items(jobs) if jobs is not None else []:
+        services = yamlpos.mapping_node(yamlpos.mapping_get(job, "services")) \
+            if yamlpos.mapping_node(job) is not None else None
+        for _, service in yamlpos.mapping_items(services) if services is not None else []:
+            if yamlpos.mapping_node(service) is None:
+                continue
+            node = yamlpos.mapping_get(service, "image")
+            if node is None or not yamlpos.is_scalar(node) or yamlpos.is_null(node):
+                continue
+            token = yamlpos.scalar_token(source, node)
+            if "${{" in token.text or not is_server_image(token.text):
+                continue
+            image = deployment.image(token)
+            target = release_from_image(image.value)
+            facts = Deployment(image=image, env=_env(source, yamlpos.mapping_get(service, "env")))
+            found.append(Invocation(path, (KIND,), "cli", image.span, deployment=facts,
+                                    target=target, entry=image_entry(target)))
     return found
 
 
@@ -70,6 +102,20 @@ def _accelerators(source: SourceIndex, document: Node) -> Located[GpuCount | Non
     known = bool(name.strip()) and "{" not in token.text and "," not in token.text
     value = (deployment.gpu_count(count) if colon else 1) if known else None
     return deployment.at(token, value)
+
+
+def _env(source: SourceIndex, node: Node | None) -> dict[str, EnvVar]:
+    """An ``env:`` mapping's variables; a value with a ``${{ }}`` expression is not literal."""
+    variables: list[EnvVar | None] = []
+    mapping = yamlpos.mapping_node(node)
+    for key, value in yamlpos.mapping_items(mapping) if mapping is not None else []:
+        if not yamlpos.is_scalar(value):
+            continue
+        token = yamlpos.scalar_token(source, value)
+        if "${{" in token.text:
+            token = token.with_text(token.text, literal=False)
+        variables.append(deployment.named(yamlpos.scalar_token(source, key), token))
+    return deployment.environment(variables)
 
 
 def _image_release(document: Node) -> str | None:
