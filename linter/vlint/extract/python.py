@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from vlint.errors import Unparsable
-from vlint.extract import deployment, shell
+from vlint.extract import deployment, python_argv, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
 from vlint.model import Deployment, EnvVar, Invocation, Keyword, Locator, Pos, Span, Token
@@ -129,6 +129,8 @@ def extract(
     strings = _Strings(source, _string_bindings(tree))
     mappings = _mapping_bindings(tree)
     forwarders = _forwarders(tree, names)
+    built = python_argv.built_lists(tree)
+    consumed = {node for steps in built.values() for node in steps.consumed}
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -137,7 +139,15 @@ def extract(
                 found.extend(_forwarded(path, source, names, node, forwarder, mappings))
                 continue
             found.extend(_call(path, source, names, node, strings, mappings))
-        elif isinstance(node, (ast.List, ast.Tuple)):
+        elif id(node) in built:
+            steps = built[id(node)]
+            found.extend(_argv_elements(path, source, steps.elements))
+        elif isinstance(node, ast.BinOp) and id(node) not in consumed:
+            elements = python_argv.joined(node)
+            if elements is not None:
+                consumed.update(id(inner) for inner in ast.walk(node))
+                found.extend(_argv_elements(path, source, [(e, None) for e in elements]))
+        elif isinstance(node, (ast.List, ast.Tuple)) and id(node) not in consumed:
             found.extend(_argv_list(path, source, node))
     found.sort(key=lambda invocation: invocation.anchor.start)
     return found
@@ -651,14 +661,25 @@ def _decode(body: str, raw: bool) -> list[tuple[str, int]] | None:
 
 
 def _argv_list(path: str, source: Source, node: ast.List | ast.Tuple) -> list[Invocation]:
-    elements = node.elts
-    if len(elements) < 2 or any(isinstance(element, ast.Starred) for element in elements):
+    return _argv_elements(path, source, [(element, None) for element in node.elts])
+
+
+def _argv_elements(
+    path: str, source: Source, elements: Sequence[tuple[ast.expr, str | None]]
+) -> list[Invocation]:
+    """The launch of an argv list whose elements are given each with the condition it is added
+    under (``vlint.extract.python_argv``: a list built in steps)."""
+    if len(elements) < 2 or any(isinstance(element, ast.Starred) for element, _ in elements):
         return []
-    first = elements[0]
+    first = elements[0][0]
     is_string = isinstance(first, ast.Constant) and isinstance(first.value, str)
     if not is_string and not _is_executable(first):
         return []
-    return recognise_all(list(_argv_tokens(source, elements)), path=path, kind=KIND)
+    tokens = [token if condition is None else token.with_condition(condition)
+              for token, (_, condition) in zip(
+                  _argv_tokens(source, [element for element, _ in elements]), elements,
+                  strict=True)]
+    return recognise_all(tokens, path=path, kind=KIND)
 
 
 def _is_executable(node: ast.expr) -> bool:

@@ -241,6 +241,15 @@ class Token:
         object.__setattr__(token, "_end_rule", self._end_rule)
         return token
 
+    def with_condition(self, condition: str | None) -> Token:
+        """The same token, passed only when ``condition`` holds (None: always)."""
+        token = Token.at(
+            self.text, self._offsets, self._locate, self.literal, condition, self.gathered,
+            self.unwritten,
+        )
+        object.__setattr__(token, "_end_rule", self._end_rule)
+        return token
+
     def moved(self, move: Callable[[Pos], Pos]) -> Token:
         """This token with every position mapped through ``move`` (into an enclosing file)."""
         locate = self._locate
