@@ -29,6 +29,7 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment, python_argv, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
+from vlint.knowledge.curated import EngineWrapper, engine_wrappers
 from vlint.model import Deployment, EnvVar, Invocation, Keyword, Locator, Pos, Span, Token
 
 KIND = "python"
@@ -212,6 +213,10 @@ def _call(
     qualified = qualified_name(node.func, names)
     if qualified in _RAY_CONFIGS:
         found = _ray_config(path, source, node, mappings)
+        return [] if found is None else [found]
+    wrapper = engine_wrappers().get(qualified) if qualified is not None else None
+    if wrapper is not None:
+        found = _wrapped_engine(path, source, node, wrapper, mappings)
         return [] if found is None else [found]
     if qualified in _SHELL_FUNCTIONS or (qualified in _SUBPROCESS and _shell_true(node)):
         return _string_launches(path, strings, node.args[0], split=False) if node.args else []
@@ -1487,6 +1492,51 @@ def _mapping_changes(statement: ast.stmt) -> dict[str, bool]:
 
 
 _MUTATING_METHODS = _ADDING_METHODS | {"pop", "popitem", "clear", "__setitem__", "__delitem__"}
+
+
+# -- other libraries' classes that start vLLM's engine -----------------------------------------
+
+
+def _wrapped_engine(
+    path: str, source: Source, node: ast.Call, wrapper: EngineWrapper, mappings: _Mappings
+) -> Invocation | None:
+    """A class that builds ``vllm.LLM(...)`` (LangChain's ``VLLM``, LlamaIndex's ``Vllm``;
+    ``knowledge.curated.engine_wrappers``) as that call: the keywords it passes on, each at its
+    place, and the entries of the mapping it unpacks; its sampling keywords are not the
+    engine's.  None when the class is given a server to talk to instead (``api_url=...``)."""
+    keywords: list[Keyword] = []
+    unpacked = False
+    if node.args and not isinstance(node.args[0], ast.Starred):
+        keywords.append(_positional_model(source, node.args[0]))
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            unpacked = True  # ``**settings``: which of them reach the engine is not known
+        elif keyword.arg == wrapper.client_when and not (
+                isinstance(keyword.value, ast.Constant) and keyword.value.value in ("", None)):
+            return None
+        elif keyword.arg in wrapper.passed:
+            keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
+        elif keyword.arg == wrapper.unpacked:
+            mapping, incomplete = mappings.resolve(keyword.value)
+            if isinstance(mapping, ast.Dict):
+                expanded, rest = _dict_keywords(source, mapping)
+                keywords.extend(expanded)
+                unpacked = unpacked or rest or incomplete
+            elif _is_dict_call(mapping):
+                entries, rest = _mapping_entries(source, mapping)
+                keywords.extend(_keyword(source, name, value) for name, value in entries)
+                unpacked = unpacked or rest or incomplete
+            else:
+                unpacked = True
+    return Invocation(
+        path=path,
+        origin=(KIND,),
+        style="python",
+        anchor=source.span(node.func),
+        callee="LLM",
+        keywords=tuple(keywords),
+        has_unpacked_kwargs=unpacked,
+    )
 
 
 # -- Ray Serve LLM ---------------------------------------------------------------------------

@@ -187,3 +187,30 @@ def image_repositories() -> Mapping[str, ImageRepository]:
         )
         for entry in document("images").get("repositories", ())
     }
+
+
+# -- engine_wrappers.toml: other libraries' classes that start vLLM's engine -------------------
+
+
+@dataclass(frozen=True)
+class EngineWrapper:
+    """A class that builds ``vllm.LLM(...)`` from its own keywords: those in ``passed`` go to
+    it unchanged, the mapping given as ``unpacked`` is unpacked into it, and a non-empty
+    ``client_when`` keyword makes the class a client of a running server instead."""
+
+    passed: frozenset[str]
+    unpacked: str
+    client_when: str | None
+    source: str
+
+
+@cache
+def engine_wrappers() -> Mapping[str, EngineWrapper]:
+    """Each curated wrapper class by every qualified name it is imported by."""
+    found: dict[str, EngineWrapper] = {}
+    for row in document("engine_wrappers").get("wrappers", ()):
+        wrapper = EngineWrapper(frozenset(row["passed"]), str(row["unpacked"]),
+                                row.get("client_when"), str(row["source"]))
+        for name in row["names"]:
+            found[str(name)] = wrapper
+    return found
