@@ -278,3 +278,13 @@ def test_python_c_code_is_read_as_python_inside_its_quotes() -> None:
     assert length.name.span == columns(line, "max_model_len")
     assert length.value_span == columns(line, "4096")
     assert extract("run.sh", 'python -c "print(1)"\n') == []
+
+
+def test_a_slurm_steps_container_image_names_the_release() -> None:
+    line = "srun --container-image=vllm/vllm-openai:v0.9.2 --container-mounts=/d:/d vllm serve m"
+    invocation = only(line)
+    assert invocation.target == "0.9.2"
+    assert invocation.image == "vllm/vllm-openai:v0.9.2"
+    assert invocation.image_span == columns(line, "vllm/vllm-openai:v0.9.2")
+    enroot = only("srun --container-image nvcr.io#nvidia/vllm:25.01 vllm serve m")
+    assert enroot.image == "nvcr.io/nvidia/vllm:25.01"

@@ -184,6 +184,8 @@ def _recognise(
     words, start = unwrapped.words, unwrapped.start
     if start >= len(words):
         return []
+    if target is None and unwrapped.image is not None:
+        target = release_from_image(unwrapped.image.value)
     program = basename(words[start].text)
     if program in container.PROGRAMS:
         return container.recognise(
@@ -198,7 +200,8 @@ def _recognise(
             anchor=_span_of(words[start:anchor_to]),
             entry=entry,
             args=tuple(words[args_from:]),
-            deployment=Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus),
+            deployment=Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus,
+                                  image=unwrapped.image),
             target=target,
         )
 

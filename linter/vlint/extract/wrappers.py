@@ -409,12 +409,14 @@ class Unwrapped:
     """The wrapped command: ``words[start]`` is its program (``words`` are the command's words,
     with an ``env -S`` string split in place and a ``hatch run ENV:`` or ``uvx vllm@X`` prefix
     cut off); ``module`` is true when that word names a Python module (``uv run -m``);
-    ``gpus`` the GPUs a Slurm step asks for on each node."""
+    ``gpus`` the GPUs a Slurm step asks for on each node; ``image`` the container image a Slurm
+    step runs in (pyxis ``--container-image``)."""
 
     words: list[Token]
     start: int
     module: bool = False
     gpus: Located[GpuCount | None] | None = None
+    image: Located[str] | None = None
 
 
 def unwrap(words: Sequence[Token], env: dict[str, Token], names: dict[str, Span]) -> Unwrapped:
@@ -484,6 +486,7 @@ def _unwrap_one(
             index = _uv_command(result, index, wrapper, options)
         elif program == "srun":
             result.gpus = _slurm_gpus(options) or result.gpus
+            result.image = _container_image(options) or result.image
         result.start = min(index, len(result.words))
         return True
     return False
@@ -624,6 +627,21 @@ def _uv_command(result: Unwrapped, index: int, wrapper: Wrapper, options: list[O
 
 
 # -- Slurm GPUs ------------------------------------------------------------------------------
+
+def _container_image(options: Sequence[Option]) -> Located[str] | None:
+    """The image of pyxis's ``--container-image`` (https://github.com/NVIDIA/pyxis, "Usage"),
+    as enroot names it (``vllm/vllm-openai:v0.9.2``, or ``nvcr.io#nvidia/vllm:25.01``: a
+    registry before ``#``); None when not given or not literal."""
+    for option in reversed(options):
+        if option.name == "--container-image" and option.value is not None:
+            value = option.value
+            if not value.literal or not value.text:
+                return None
+            registry, hash_sign, path = value.text.partition("#")
+            text = f"{registry}/{path}" if hash_sign else value.text
+            return Located(text, value.span)
+    return None
+
 
 _NODES = _options("-N", "--nodes")
 
