@@ -166,3 +166,26 @@ def test_rendering_is_bounded() -> None:
     levels = gotemplate.MAX_DEPTH + 2
     deep = "{{ if true }}" * levels + "x" + "{{ end }}" * levels
     assert gotemplate.render(deep, root, many, None) is None
+
+
+def test_list_and_index_pick_a_component_s_values() -> None:
+    template = ('{{- $root := . -}}{{ range $name := list "model" "tools" }}'
+                "{{ $cfg := index $root.Values $name }}"
+                "[{{ index $cfg \"parser\" | default \"-\" }}]"
+                "{{ end }}")
+    assert text(template) == "[-][hermes]"
+    assert text('{{ index .Values.extraArgs 1 }}') == "--max-num-seqs=64"
+    assert text('{{ if hasKey .Values.tools "parser" }}y{{ end }}') == "y"
+
+
+def test_enabled_takes_the_branches_the_defaults_leave_off() -> None:
+    template = "{{ if .Values.lmcache }}--kv{{ end }} {{ if .Values.model.missing }}x{{ end }}"
+    root = yamlpos.parse_documents(VALUES)[0]
+    plain = gotemplate.render(template, root, VALUES, None)
+    enabled = gotemplate.render(template, root, VALUES, None, enabled=True)
+    assert plain is not None and plain.text == " "
+    assert enabled is not None and enabled.text == "--kv x"
+    # An empty default is a placeholder to fill: not a value to check.
+    empty = gotemplate.render("--port={{ .Values.port }}", yamlpos.parse_documents("port: 0\n")[0],
+                              "port: 0\n", None, enabled=True)
+    assert empty is not None and UNKNOWN in empty.origins

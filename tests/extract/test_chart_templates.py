@@ -11,7 +11,7 @@ import pytest
 
 from tests._support.files import write_tree
 from vlint.engine.lint import lint
-from vlint.extract.chart_templates import BORROWED
+from vlint.extract.chart_templates import BORROWED, ENABLED
 from vlint.extract.helm import extract
 from vlint.model import Invocation, Pos, Span, Token
 from vlint.settings import Settings
@@ -94,8 +94,9 @@ def test_values_are_read_at_their_place_in_the_values_file(tmp_path: Path) -> No
     assert length.literal and not length.gathered and length.unwritten == 0
     assert length.span == Span(Pos(6, 16), Pos(6, 19))
     assert arg(launch, "64").span == Span(Pos(12, 6), Pos(12, 8))
-    # The launch starts at the first value it uses: the image's repository.
-    assert launch.anchor.start == Pos(2, 15)
+    # The launch starts at the first of its arguments the values file holds (the image is the
+    # deployment's, not an argument).
+    assert launch.anchor.start == Pos(5, 7)
     assert launch.borrowed_at == BORROWED
 
 
@@ -213,7 +214,7 @@ def test_values_the_templates_do_not_use_are_still_read(tmp_path: Path) -> None:
                        "  extraArgs: [--max-num-seqs, \"8\"]\n")
     found = launches(chart(tmp_path, values=values))
     assert len(found) == 2
-    assert {launch.anchor.start.line for launch in found} == {2, 18}
+    assert {launch.anchor.start.line for launch in found} == {5, 18}
 
 
 def test_a_values_file_outside_a_chart_is_not_joined(tmp_path: Path) -> None:
@@ -276,3 +277,30 @@ def test_a_template_its_own_reading_misses_is_read_rendered(tmp_path: Path) -> N
                    for f in report.findings if f.code == "VL105"]
     assert abbreviated == [("chart/templates/deployment.yaml", 18)]
     assert [launch.args[0].span.start for launch in launches(values)] == [Pos(5, 8)]
+
+
+DISABLED_TEMPLATE = """\
+{{- if .Values.server.enabled }}
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: {{ .Values.server.image }}
+          args: ["--model", "{{ .Values.server.model }}",
+                 "--max-num-seqs", "{{ .Values.server.seqs }}"]
+{{- end }}
+"""
+
+
+def test_a_component_the_defaults_leave_off_is_read_as_conditional(tmp_path: Path) -> None:
+    values = ("server:\n  enabled: false\n  image: vllm/vllm-openai:v0.32.0\n"
+              "  model: org/m\n  seqs: 16k\n")
+    [launch] = launches(chart(tmp_path, DISABLED_TEMPLATE, values))
+    seqs = arg(launch, "16k")
+    assert seqs.condition == ENABLED and seqs.span == Span(Pos(5, 9), Pos(5, 12))
+    report = lint([str(tmp_path)], Settings(target="0.32.0"))
+    [finding] = [f for f in report.findings if f.code == "VL203"]
+    assert ENABLED in finding.message

@@ -19,8 +19,13 @@ values file becomes a launch of the values file:
 - a token gathered from several places (``{{ .Values.image.repository }}:{{ .Values.image.tag
   }}``) is ``gathered``: no fix replaces it whole.
 
+When the defaults write no launch (a component its ``values.yaml`` leaves ``enabled: false``),
+the templates are rendered again with every ``if`` taking its first branch, and each word of
+what they write is marked as passed only when the chart's values enable it (``ENABLED``).
+
 The launch is anchored where the rendered one is when the file holds that place, else at the
-first value of the file it uses.  A template whose own reading (``vlint.extract.helm.mask``)
+first of its arguments the file holds (the values that configure vLLM), else at the image.
+A template whose own reading (``vlint.extract.helm.mask``)
 finds no launch is read the same way, placed in the template: there the values' characters are
 the borrowed ones, which the values file reports.  Line breaks are not
 reported here (the rendered text is not the file; the template reports its own).  What is
@@ -50,6 +55,9 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
 BORROWED = Pos(1, 1)
+# The condition of every word of a launch that the chart writes only once values its defaults
+# leave off are set (``gotemplate.render(enabled=True)``).
+ENABLED = "the chart's values enable it"
 MAX_TEMPLATES = 64
 MAX_TEMPLATE_SIZE = 1 << 20
 _SUFFIXES = (".yaml", ".yml", ".tpl")
@@ -119,9 +127,11 @@ class Placement:
     values file (``origins`` are the rendering's ``origins``) or the template (its
     ``template_origins``)."""
 
-    def __init__(self, rendering: Rendering, text: str, origins: tuple[int, ...]) -> None:
+    def __init__(self, rendering: Rendering, text: str, origins: tuple[int, ...],
+                 condition: str | None = None) -> None:
         self.rendering = rendering
         self.origins = origins
+        self.condition = condition
         self.rendered = LineIndex.of(rendering.text)
         self.values = LineIndex(text)
 
@@ -135,6 +145,12 @@ class Placement:
         return self.values.pos(origins[offset])
 
     def token(self, token: Token) -> Token:
+        placed = self._token(token)
+        if self.condition is not None and placed.condition is None:
+            return placed.with_condition(self.condition)
+        return placed
+
+    def _token(self, token: Token) -> Token:
         positions = token.positions
         mapped = [self.of(p) for p in positions[:-1]]
         real = [index for index, at in enumerate(mapped) if at is not None]
@@ -198,7 +214,7 @@ class Placement:
         used = [token.span.start for token in (*moved.args, *moved.repeated_entry)
                 if token.unwritten < len(token.text)]
         image = moved.deployment.image
-        if image is not None and image.span.start != BORROWED:
+        if not used and image is not None and image.span.start != BORROWED:
             used.append(image.span.start)
         if not used:
             return None

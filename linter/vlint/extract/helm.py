@@ -1,9 +1,9 @@
 """Helm charts: templates, values files and Flux ``HelmRelease`` values.
 
 A template is not YAML until Helm renders it.  A template is first read as written: every
-``{{ ... }}`` expression is replaced by a placeholder of the same length (line breaks kept), so every other
-character keeps its exact position, and a value that touches a placeholder is an unresolved
-value (kept as written, not literal).  A line holding nothing but template actions
+``{{ ... }}`` expression is replaced by a placeholder of the same length (line breaks kept), so
+every other character keeps its exact position, and a value that touches a placeholder is an
+unresolved value (kept as written, not literal).  A line holding nothing but template actions
 (``{{- if ... }}``, ``{{- end }}``, ``{{- toYaml .Values.x | nindent 8 }}``) becomes blank, so
 both branches of a conditional are read.  The result is read as a Kubernetes manifest.  When
 the masked text is still not YAML, each ``---`` document is tried alone and those that fail are
@@ -379,14 +379,21 @@ def _own_templates(
     meta = chart_values.chart_document(chart, path)
     found: list[Invocation] = []
     for template, template_text in chart_templates.templates(chart, path):
-        rendering = gotemplate.render(template_text, documents[0], text, meta)
-        if rendering is None:
-            continue
-        placement = chart_templates.Placement(rendering, text, rendering.origins)
-        placed = _read_rendering(path, rendering, placement)
-        if placed:
-            found.extend(placed)
-            used.update(o for o in rendering.origins if o >= 0)
+        for enabled in (False, True):
+            # Rendered as the defaults say; when that writes no launch, with the parts the
+            # defaults leave off enabled, each word then passed only when they are.
+            rendering = gotemplate.render(template_text, documents[0], text, meta,
+                                          enabled=enabled)
+            if rendering is None:
+                break
+            placement = chart_templates.Placement(
+                rendering, text, rendering.origins,
+                condition=chart_templates.ENABLED if enabled else None)
+            placed = _read_rendering(path, rendering, placement)
+            if placed:
+                found.extend(placed)
+                used.update(o for o in rendering.origins if o >= 0)
+                break
     return found, used
 
 

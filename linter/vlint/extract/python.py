@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -132,6 +132,7 @@ def extract(
     forwarders = _forwarders(tree, names)
     built = python_argv.built_lists(tree)
     consumed = {node for steps in built.values() for node in steps.consumed}
+    programs = python_argv.program_names(tree)
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -142,14 +143,15 @@ def extract(
             found.extend(_call(path, source, names, node, strings, mappings))
         elif id(node) in built:
             steps = built[id(node)]
-            found.extend(_argv_elements(path, source, steps.elements))
+            found.extend(_argv_elements(path, source, steps.elements, programs))
         elif isinstance(node, ast.BinOp) and id(node) not in consumed:
             elements = python_argv.joined(node)
             if elements is not None:
                 consumed.update(id(inner) for inner in ast.walk(node))
-                found.extend(_argv_elements(path, source, [(e, None) for e in elements]))
+                found.extend(_argv_elements(path, source, [(e, None) for e in elements],
+                                            programs))
         elif isinstance(node, (ast.List, ast.Tuple)) and id(node) not in consumed:
-            found.extend(_argv_list(path, source, node))
+            found.extend(_argv_list(path, source, node, programs))
     found.sort(key=lambda invocation: invocation.anchor.start)
     return found
 
@@ -665,25 +667,35 @@ def _decode(body: str, raw: bool) -> list[tuple[str, int]] | None:
     return out
 
 
-def _argv_list(path: str, source: Source, node: ast.List | ast.Tuple) -> list[Invocation]:
-    return _argv_elements(path, source, [(element, None) for element in node.elts])
+def _argv_list(
+    path: str, source: Source, node: ast.List | ast.Tuple, programs: Mapping[str, str]
+) -> list[Invocation]:
+    return _argv_elements(path, source, [(element, None) for element in node.elts], programs)
 
 
 def _argv_elements(
-    path: str, source: Source, elements: Sequence[tuple[ast.expr, str | None]]
+    path: str, source: Source, elements: Sequence[tuple[ast.expr, str | None]],
+    programs: Mapping[str, str],
 ) -> list[Invocation]:
     """The launch of an argv list whose elements are given each with the condition it is added
-    under (``vlint.extract.python_argv``: a list built in steps)."""
+    under (``vlint.extract.python_argv``: a list built in steps); its first element a string,
+    ``sys.executable``, or a name the module binds to a program (``programs``: ``exe =
+    shutil.which("vllm") or "vllm"``)."""
     if len(elements) < 2 or any(isinstance(element, ast.Starred) for element, _ in elements):
         return []
     first = elements[0][0]
     is_string = isinstance(first, ast.Constant) and isinstance(first.value, str)
-    if not is_string and not _is_executable(first):
+    program = programs.get(first.id) if isinstance(first, ast.Name) else None
+    if not is_string and not _is_executable(first) and program is None:
         return []
     tokens = [token if condition is None else token.with_condition(condition)
               for token, (_, condition) in zip(
                   _argv_tokens(source, [element for element, _ in elements]), elements,
                   strict=True)]
+    if program is not None:
+        # The program the name holds, at the name: not literal (the path may differ).
+        start, end = source.start(first), source.end(first)
+        tokens[0] = Token(program, (start,) * len(program) + (end,), literal=False)
     return recognise_all(tokens, path=path, kind=KIND)
 
 

@@ -182,3 +182,40 @@ def _condition(test: ast.expr) -> str:
 
 def _and(outer: str | None, inner: str) -> str:
     return inner if outer is None else f"{outer}, {inner}"
+
+
+def program_names(tree: ast.Module) -> dict[str, str]:
+    """Names the module binds to a program vLLM is run by, and that program's name: ``exe =
+    shutil.which("vllm") or "vllm"``, ``VLLM = "/opt/venv/bin/vllm"``, ``py = "python3"``
+    (every assignment of the name must agree)."""
+    found: dict[str, str] = {}
+    refused: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = node.targets[0].id
+        program = _program(node.value)
+        if program is None or found.get(name, program) != program:
+            refused.add(name)
+        else:
+            found[name] = program
+    return {name: program for name, program in found.items() if name not in refused}
+
+
+_PROGRAMS = frozenset({"vllm", "python", "python3"})
+
+
+def _program(value: ast.expr) -> str | None:
+    """The program an expression names: a string, ``shutil.which(STRING)``, or ``A or B`` of
+    such, all naming the same program."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        base = value.value.rsplit("/", 1)[-1]
+        return base if base in _PROGRAMS else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+            and value.func.attr == "which" and len(value.args) == 1:
+        return _program(value.args[0])
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        named = {_program(part) for part in value.values}
+        return named.pop() if len(named) == 1 else None
+    return None

@@ -16,7 +16,8 @@ where it is used, and ``include``/``template`` are not expanded); fields of ``.V
 ``.Chart`` (``Name``, ``Version``, ``AppVersion`` from ``Chart.yaml``), ``.``, ``$.``; the
 functions ``default``, ``required``, ``quote``, ``squote``, ``toString``, ``int``, ``int64``,
 ``trim``, ``lower``, ``upper``, ``printf`` (``%s``, ``%v``, ``%d``), ``toYaml``, ``toJson``,
-``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``.  Anything else
+``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``, ``list``,
+``index``, ``hasKey``, ``ternary``.  Anything else
 (``.Release``, ``.Capabilities``, ``include``, ``tpl``, ``lookup``, ...) is unknown.  An
 unknown value in a condition takes its first branch (as ``vlint.extract.helm.mask`` reads a
 template); one that writes YAML structure (a pipeline ending in ``toYaml``, ``indent`` or
@@ -137,15 +138,20 @@ _Piece: TypeAlias = "tuple[int, int] | _Action"
 
 
 def render(
-    template: str, values: Node | None, values_text: str, chart: Node | None
+    template: str, values: Node | None, values_text: str, chart: Node | None,
+    *, enabled: bool = False,
 ) -> Rendering | None:
     """``template`` rendered with ``values`` (the values file's root node, parsed from
     ``values_text``) and ``chart`` (``Chart.yaml``'s root node); None when the template cannot
-    be read (an unclosed action) or the rendering runs past its bounds."""
+    be read (an unclosed action) or the rendering runs past its bounds.  ``enabled``: every
+    ``if`` whose test is false takes its first branch all the same (the parts of a chart its
+    defaults leave off, ``reasoning.enabled: false``, as an install that enables them renders
+    them)."""
     pieces = _lex(template)
     if pieces is None:
         return None
     renderer = _Renderer(template, values, yamlpos.SourceIndex(values_text), chart)
+    renderer.enabled = enabled
     try:
         renderer.block(pieces, 0, len(pieces), _Value(root=True), {}, 0)
     except _TooBig:
@@ -234,6 +240,7 @@ class _Renderer:
         self.template_origins: list[int] = []
         self.written: dict[int, str] = {}
         self.incomplete = False
+        self.enabled = False
         self.steps = 0
 
     # -- blocks ---------------------------------------------------------------------------
@@ -303,6 +310,8 @@ class _Renderer:
             truth = True if value is None else self.truth(value)
             if value is None:
                 self.incomplete = True
+            if not truth and self.enabled and word == "if" and words[0] == "if":
+                truth = True
             if truth:
                 inner = dict(scope)
                 if names and value is not None:
@@ -506,6 +515,17 @@ class _Renderer:
             return _Value(text=self.yaml(args[0], 0))
         if name == "toJson" and len(args) == 1:
             return _Value(text=self.json(args[0]))
+        if name == "list":
+            return _Value(items=tuple(args))
+        if name == "index" and len(args) >= 2:
+            return self.indexed(args[0], args[1:])
+        if name == "hasKey" and len(args) == 2:
+            node = args[0].node
+            if node is None or yamlpos.mapping_node(node) is None:
+                raise _Unknown
+            return _Value(scalar=_child(node, self.printed(args[1]).chars) is not None)
+        if name == "ternary" and len(args) == 3:
+            return args[0] if self.truth(args[2]) else args[1]
         if name == "not" and len(args) == 1:
             return _Value(scalar=not self.truth(args[0]))
         if name == "empty" and len(args) == 1:
@@ -558,7 +578,32 @@ class _Renderer:
         scalar = self.plain(value)
         return scalar is None or scalar is False or scalar == "" or scalar == 0.0
 
+    def indexed(self, value: _Value, keys: list[_Value]) -> _Value:
+        """Sprig/Go ``index``: a mapping's value by key, a list's by position."""
+        for key in keys:
+            if value.items is not None:
+                position = self.plain(key)
+                if not isinstance(position, float) or not 0 <= position < len(value.items):
+                    raise _Unknown
+                value = value.items[int(position)]
+                continue
+            node = value.node
+            if node is None or yamlpos.is_scalar(node):
+                raise _Unknown
+            if yamlpos.mapping_node(node) is not None:
+                child = _child(node, self.printed(key).chars)
+                value = _NIL if child is None else _Value(node=child)
+                continue
+            position = self.plain(key)
+            items = yamlpos.sequence_items(node)
+            if not isinstance(position, float) or not 0 <= position < len(items):
+                raise _Unknown
+            value = _Value(node=items[int(position)])
+        return value
+
     def elements(self, value: _Value) -> list[tuple[_Value, _Value]] | None:
+        if value.items is not None:
+            return [(_Value(scalar=float(i)), item) for i, item in enumerate(value.items)]
         node = value.node
         if value is _NIL or (node is not None and yamlpos.is_null(node)):
             return []
@@ -574,8 +619,12 @@ class _Renderer:
                 for i, item in enumerate(yamlpos.sequence_items(node))]
 
     def printed(self, value: _Value) -> Text:
-        """What ``{{ value }}`` writes (Go's ``%v``; ``<no value>`` written as nothing)."""
+        """What ``{{ value }}`` writes (Go's ``%v``; ``<no value>`` written as nothing).  In a
+        rendering with the chart's parts ``enabled``, an empty value of the values file (``""``,
+        ``0``, null) is the placeholder an install that enables them must fill: unknown."""
         if value.scalar is _Opaque or value.root or value.chart or value.items is not None:
+            raise _Unknown
+        if self.enabled and value.node is not None and self.empty(value):
             raise _Unknown
         if value.text is not None:
             return value.text
