@@ -26,11 +26,32 @@ def test_recipe_after_at_prefix_with_make_variable() -> None:
     assert found.origin == ("makefile", "shell")
     assert written(text, found.anchor) == "vllm serve"
     assert found.anchor.start == Pos(3, 3)
+    # MODEL is assigned once with a plain value: its reference reads it, at the assignment
+    # (the default a run without overrides expands); PORT is not assigned: unresolved.
     assert [(t.text, t.literal) for t in found.args] == [
-        ("$(MODEL)", False), ("--max-num-seqs", True), ("8", True), ("--port", True),
-        ("${PORT}", False)]
-    assert written(text, arg(found, "$(MODEL)").span) == "$(MODEL)"
+        ("meta-llama/Llama-3.1-8B", True), ("--max-num-seqs", True), ("8", True),
+        ("--port", True), ("${PORT}", False)]
+    assert arg(found, "meta-llama/Llama-3.1-8B").span == Span(Pos(1, 10), Pos(1, 33))
     assert written(text, arg(found, "--max-num-seqs").span) == "--max-num-seqs"
+
+
+def test_a_variable_assigned_twice_or_appended_to_stays_unresolved() -> None:
+    text = ("IMAGE = vllm/vllm-openai:v0.9.2\nIMAGE = other\nARGS = --port 1\nARGS += --x\n"
+            "LEN := $(shell cat len)\n"
+            "run:\n\tvllm serve m $(ARGS) --max-model-len $(LEN) --served-model-name $(IMAGE)\n")
+    (found,) = extract("Makefile", text)
+    assert [(t.text, t.literal) for t in found.args] == [
+        ("m", True), ("$(ARGS)", False), ("--max-model-len", True), ("$(LEN)", False),
+        ("--served-model-name", True), ("$(IMAGE)", False)]
+
+
+def test_a_docker_run_of_an_image_held_in_make_variables() -> None:
+    text = ("IMAGE_NAME = vllm/vllm-openai\nIMAGE_TAG := v0.9.2\nMODEL = org/m\n"
+            "up:\n\tdocker run -d --gpus all $(IMAGE_NAME):$(IMAGE_TAG) --model $(MODEL)"
+            " --max-num-seqs 8\n")
+    (found,) = extract("Makefile", text)
+    assert found.image == "vllm/vllm-openai:v0.9.2" and found.target == "0.9.2"
+    assert arg(found, "org/m").span == Span(Pos(3, 9), Pos(3, 14))
 
 
 def test_make_references_are_unresolved_even_in_single_quotes() -> None:

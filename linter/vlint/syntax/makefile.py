@@ -14,8 +14,9 @@ https://www.gnu.org/software/make/manual/html_node/Recipes.html, and ``src/read.
 - the blanks and ``@``, ``-``, ``+`` prefixes at the start of a recipe line are Make's, not the
   shell's; ``$$`` reaches the shell as ``$``;
 - every other ``$`` reference (``$(VAR)``, ``${VAR}``, ``$(shell ...)``, ``$@``, ``$<``) is
-  expanded by Make: its characters are flagged not literal (vlint does not resolve Make
-  variables);
+  expanded by Make: its characters are flagged not literal, except that ``expanded`` puts the
+  value of a variable assigned once with a plain value (``IMAGE = vllm/vllm-openai``) in its
+  place;
 - ``define ... endef`` blocks are variable values, never recipes;
 - ``export NAME = value`` puts the variable in every recipe's environment.
 
@@ -29,13 +30,13 @@ Knows nothing of vLLM.  One pass over the lines; a ``$(`` reference is scanned o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 from vlint.model import LineIndex, Locator
 from vlint.syntax.lines import Chars
 
-__all__ = ["Makefile", "Recipe", "read", "recipes"]
+__all__ = ["Makefile", "Recipe", "expanded", "read", "recipes"]
 
 _CONDITIONAL = re.compile(r"[ \t]*(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _DEFINE = re.compile(r"[ \t]*((override|export|private)[ \t]+)*define\b")
@@ -43,6 +44,11 @@ _ENDEF = re.compile(r"[ \t]*endef\b")
 _RECIPE_PREFIX_VAR = re.compile(r"[ \t]*\.RECIPEPREFIX[ \t]*[:?+!]*=[ \t]*")
 _MAKE_PREFIXES = " \t@-+"
 _EXPORT = re.compile(r"[ \t]*export[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(:{0,3}=|[?+!]=)[ \t]*")
+_ASSIGNMENT = re.compile(
+    r"[ \t]*(?:(?:override|export|private)[ \t]+)*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*"
+    r"(:{0,3}=|[?+!]=)[ \t]*"
+)
+_REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _OPENERS = {"(": ")", "{": "}"}
 
 
@@ -67,6 +73,10 @@ class Makefile:
 
     recipes: tuple[Recipe, ...]
     exports: tuple[tuple[Chars, Chars], ...]
+    # The variables assigned once, outside rules, a value with no reference (``IMAGE =
+    # vllm/vllm-openai``, ``TAG := v0.9.2``, ``PORT ?= 8000``): what ``$(NAME)`` expands to
+    # when the command line and the environment do not set it.
+    variables: Mapping[str, Chars] = field(default_factory=dict)
 
 
 def recipes(text: str, locate: Locator | None = None) -> list[Recipe]:
@@ -80,6 +90,7 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
     lines = list(_lines(text))
     found: list[Recipe] = []
     exports: list[tuple[Chars, Chars]] = []
+    variables: dict[str, Chars | None] = {}
     prefix = "\t"
     in_rule = False
     defines = 0
@@ -114,6 +125,9 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
         if _DEFINE.match(logical.text):
             defines = 1
             continue
+        assigned = _assignment(logical, locate)
+        if assigned is not None:
+            variables[assigned[0]] = None if assigned[0] in variables else assigned[1]
         exported = _export(logical, locate)
         if exported is not None:
             exports.append(exported)
@@ -122,6 +136,8 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
         if prefix_var is not None:
             value = _uncommented(logical.text)[prefix_var.end() :]
             prefix = value[0] if value else "\t"
+            continue
+        if assigned is not None:
             continue
         recipe_at = _rule(logical.text)
         if recipe_at is None:
@@ -132,7 +148,56 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
             if command is not None:
                 current.append(command)
     close()
-    return Makefile(tuple(found), tuple(exports))
+    known = {name: value for name, value in variables.items() if value is not None}
+    return Makefile(tuple(found), tuple(exports), known)
+
+
+def _assignment(logical: _Logical, locate: Locator) -> tuple[str, Chars | None] | None:
+    """A variable assignment line: the name and, when it is a plain one (``=``, ``:=``,
+    ``::=``, ``:::=``, ``?=``) of a value with no reference, the value; ``+=``/``!=`` and
+    values with references give None (not known statically).  None for any other line (a
+    rule, whose ``:`` comes before any ``=``)."""
+    if _rule(logical.text) is not None:
+        return None
+    match = _ASSIGNMENT.match(logical.text)
+    if match is None:
+        return None
+    end = len(_uncommented(logical.text).rstrip(" \t"))
+    start = min(match.end(), end)
+    raw = logical.text[start:end]
+    if match.group(2) in ("+=", "!=") or "$" in raw:
+        return match.group(1), None
+    return match.group(1), Chars.at(raw, logical.offsets[start:end + 1], locate)
+
+
+def expanded(script: Chars, variables: Mapping[str, Chars]) -> Chars:
+    """A recipe with each ``$(NAME)``/``${NAME}`` of a known variable replaced by its value,
+    every character at its place in the assignment (as the shell's literal variables are);
+    other references stay as they are (not literal)."""
+    if not variables or "$" not in script.text:
+        return script
+    text: list[str] = []
+    offsets: list[int] = []
+    literal: list[bool] = []
+    index = 0
+    for match in _REFERENCE.finditer(script.text):
+        name = match.group(1) or match.group(2)
+        value = variables.get(name)
+        if value is None or script.literal[match.start()]:
+            continue
+        text.append(script.text[index:match.start()])
+        offsets.extend(script.offset(i) for i in range(index, match.start()))
+        literal.extend(script.literal[index:match.start()])
+        text.append(value.text)
+        offsets.extend(value.offset(i) for i in range(len(value.text)))
+        literal.extend(value.literal)
+        index = match.end()
+    if index == 0:
+        return script
+    text.append(script.text[index:])
+    offsets.extend(script.offset(i) for i in range(index, len(script.text) + 1))
+    literal.extend(script.literal[index:])
+    return Chars.at("".join(text), offsets, script.locator, literal)
 
 
 def _export(logical: _Logical, locate: Locator) -> tuple[Chars, Chars] | None:
