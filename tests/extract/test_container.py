@@ -464,3 +464,14 @@ def test_optional_values_take_only_an_attached_value() -> None:
 ])
 def test_is_option(written: str, known: bool) -> None:
     assert container_cli.is_option(container_cli.DOCKER_RUN, written) is known
+
+
+def test_an_image_variable_named_for_vllm_with_unresolved_arguments_is_a_launch() -> None:
+    line = "docker run -d --net=host $VLLM_IMAGE $VLLM_ARGS"
+    [launch] = launches(line + "\n")
+    assert [(t.text, t.literal) for t in launch.args] == [("$VLLM_ARGS", False)]
+    assert launch.target is None
+    # An image variable that does not say vLLM, or a written option no vLLM release has,
+    # is not read as vLLM's server.
+    assert launches("docker run $IMAGE $ARGS\n") == []
+    assert launches("docker run $VLLM_IMAGE --concurrency 8 $ARGS\n") == []

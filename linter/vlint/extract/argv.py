@@ -216,11 +216,13 @@ def _recognise(
         if found is not None:
             return _module_launch(build, words, *found)
         code = _python_code(words, start + 1)
-        if code is None:
+        if code is not None:
+            around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
+            return [enclosed(invocation, kind, around, target)
+                    for invocation in _code_launches(code, path)]
+        if not (server_image and is_expansion(words[start])):
             return []
-        around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
-        return [enclosed(invocation, kind, around, target)
-                for invocation in _code_launches(code, path)]
+        # (``docker run $VLLM_IMAGE $VLLM_ARGS``: the server's arguments, all unresolved.)
     if program in _SHELLS:
         script = _nested_shell(words, start + 1)
         if script is None:

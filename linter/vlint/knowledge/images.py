@@ -194,7 +194,11 @@ def runs_server(image: str, words: Sequence[Token]) -> bool:
 def server_arguments(words: Sequence[Token]) -> bool:
     """Whether ``words`` start with an option (or with a model reference, ``org/name`` or a
     path, followed by options: ``vllm serve``'s positional model) and every written option among
-    them is one that ``vllm serve`` (or the API server) accepted in some known release."""
+    them is one that ``vllm serve`` (or the API server) accepted in some known release; or
+    every word is unresolved (``$VLLM_ARGS``): nothing written contradicts it."""
+    if words and not any(word.literal for word in words):
+        # ``docker run $VLLM_IMAGE $VLLM_ARGS``: nothing written says otherwise.
+        return True
     if not words or not words[0].literal:
         return False
     first = words[0].text
