@@ -208,3 +208,20 @@ def test_unresolved_tag_still_a_server_image_without_target() -> None:
 def test_entrypoint_exec_with_shell_cmd_gets_sh_c() -> None:
     text = 'FROM python:3.11\nENTRYPOINT ["vllm", "serve"]\nCMD m --port 1\n'
     assert texts(one(text)) == ["/bin/sh", "-c", "m --port 1"]
+
+
+def test_a_script_a_copy_heredoc_writes_is_read_as_shell() -> None:
+    text = ("FROM vllm/vllm-openai:v0.9.2\n"
+            "COPY --chmod=755 <<'SCRIPT' /entrypoint.sh\n"
+            "#!/bin/bash\n"
+            "exec vllm serve \"$MODEL\" \\\n"
+            "    --max-num-seqs 8\n"
+            "SCRIPT\n"
+            "COPY <<EOF /etc/motd\n"
+            "vllm serve m is started by the entrypoint\n"
+            "EOF\n"
+            'ENTRYPOINT ["/entrypoint.sh"]\n')
+    [launch] = extract("Dockerfile", text)
+    assert launch.origin == ("dockerfile", "shell") and launch.target == "0.9.2"
+    assert launch.anchor.start == Pos(4, 6)
+    assert launch.args[-1].span == Span(Pos(5, 20), Pos(5, 21))

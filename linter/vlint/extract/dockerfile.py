@@ -90,7 +90,8 @@ class _Stage:
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
-    """The command the image runs (when it launches vLLM) and every ``RUN`` that launches it."""
+    """The command the image runs (when it launches vLLM), every ``RUN`` that launches it, and
+    the launches of the shell scripts ``COPY``/``ADD`` heredocs write into the image."""
     build = _Build()
     found: list[Invocation] = []
     for instruction in parse(text, context.locate if context else None):
@@ -101,6 +102,10 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
                 replace(i, deployment=replace(i.deployment, image=None))
                 for i in _finish(_run(path, instruction), stage)
             )
+        elif instruction.keyword in ("COPY", "ADD") and stage is not None:
+            # A script written into the image (``COPY <<'EOF' /entrypoint.sh``): what it
+            # launches runs in the image, when the image runs it.
+            found.extend(_finish(_written_scripts(path, instruction), stage))
     if build.stage is not None:
         found.extend(_finish(_runs(path, build.stage), build.stage))
     return sorted(found, key=lambda invocation: invocation.anchor.start)
@@ -418,6 +423,20 @@ def _run(path: str, instruction: Instruction) -> list[Invocation]:
     first = re.split(r"[ \t]+", command.text, maxsplit=1)[0]
     if command.text.startswith("<<") or first.rsplit("/", 1)[-1] in _SHELLS:
         for body in instruction.heredocs:
+            found.extend(_shell(path, body))
+    return found
+
+
+_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|k|a)?sh\b")
+
+
+def _written_scripts(path: str, instruction: Instruction) -> list[Invocation]:
+    """The launches of each shell script a ``COPY``/``ADD`` heredoc writes: a body whose first
+    line is a shell's ``#!`` (BuildKit's heredocs, https://docs.docker.com/reference/dockerfile/
+    #here-documents)."""
+    found: list[Invocation] = []
+    for body in instruction.heredocs:
+        if _SHEBANG.match(body.text):
             found.extend(_shell(path, body))
     return found
 
