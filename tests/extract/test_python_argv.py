@@ -83,3 +83,41 @@ def test_many_steps_stay_bounded() -> None:
     text = 'cmd = ["vllm", "serve", "m"]\n' + 'cmd += ["--port", "1"]\n' * 5000
     [launch] = extract("a.py", text)
     assert len(launch.args) < 600
+
+
+CLI_DICT = '''\
+from vllm.entrypoints.openai.cli_args import make_arg_parser
+from vllm.utils import FlexibleArgumentParser
+
+
+def parse_vllm_args(cli_args):
+    parser = make_arg_parser(FlexibleArgumentParser())
+    arg_strings = []
+    for key, value in cli_args.items():
+        arg_strings.extend([f"--{key}", str(value)])
+    return parser.parse_args(args=arg_strings)
+
+
+def build_app(cli_args):
+    return parse_vllm_args(cli_args)
+
+
+model = build_app({"model": "org/m", "max-num-seqs": "16k", "tensor-parallel-size": tp})
+'''
+
+
+def test_a_dict_of_options_handed_to_vllms_parser_is_a_launch() -> None:
+    [launch] = extract("serve.py", CLI_DICT)
+    assert launch.entry == "api_server" and launch.anchor == Span(Pos(17, 9), Pos(17, 18))
+    assert texts(launch) == ["--model", "org/m", "--max-num-seqs", "16k",
+                             "--tensor-parallel-size", "tp"]
+    flag = arg(launch, "--max-num-seqs")
+    assert flag.unwritten == 2 and flag.sub_span(2) == Span(Pos(17, 39), Pos(17, 51))
+    assert arg(launch, "16k").span == Span(Pos(17, 55), Pos(17, 58))
+    assert not arg(launch, "tp").literal
+
+
+def test_without_vllms_parser_a_dict_is_no_launch() -> None:
+    text = CLI_DICT.replace("from vllm.entrypoints.openai.cli_args import make_arg_parser\n", "")
+    text = text.replace("from vllm.utils import FlexibleArgumentParser\n", "")
+    assert extract("serve.py", text) == []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from vlint.errors import Unparsable
-from vlint.extract import deployment, python_argv, shell
+from vlint.extract import deployment, python_argv, python_cli_dict, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
 from vlint.knowledge.curated import EngineWrapper, engine_wrappers
@@ -133,12 +133,16 @@ def extract(
     built = python_argv.built_lists(tree)
     consumed = {node for steps in built.values() for node in steps.consumed}
     programs = python_argv.program_names(tree)
+    cli_builders = python_cli_dict.builders(tree, names)
     found: list[Invocation] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             forwarder = forwarders.get(id(node))
             if forwarder is not None:
                 found.extend(_forwarded(path, source, names, node, forwarder, mappings))
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in cli_builders and node.args:
+                found.extend(_cli_dict(path, source, node, mappings))
                 continue
             found.extend(_call(path, source, names, node, strings, mappings))
         elif id(node) in built:
@@ -1504,6 +1508,30 @@ def _mapping_changes(statement: ast.stmt) -> dict[str, bool]:
 
 
 _MUTATING_METHODS = _ADDING_METHODS | {"pop", "popitem", "clear", "__setitem__", "__delitem__"}
+
+
+# -- a dict of command-line options handed to vLLM's parser ------------------------------------
+
+
+def _cli_dict(path: str, source: Source, node: ast.Call, mappings: _Mappings) -> list[Invocation]:
+    """``build_app({"model": m, "tensor-parallel-size": 2})`` of a function that makes vLLM's
+    command line of its dict (``vlint.extract.python_cli_dict``): the API server's parser given
+    ``--KEY VALUE`` for each entry, the key's ``--`` unwritten."""
+    mapping, incomplete = mappings.resolve(node.args[0])
+    if not isinstance(mapping, ast.Dict):
+        return []
+    args: list[Token] = []
+    for key, value in python_cli_dict.entries(mapping):
+        name = string_token(source, key)
+        start = name.pos(0)
+        args.append(Token("--" + name.text, (start, start, *name.positions), literal=name.literal,
+                          unwritten=2))
+        args.extend(_argv_tokens(source, [value]))
+    if not args:
+        return []
+    return [Invocation(path, (KIND,), "cli", source.span(node.func), entry="api_server",
+                       args=tuple(args), args_complete=not incomplete and all(
+                           key is not None for key in mapping.keys))]
 
 
 # -- other libraries' classes that start vLLM's engine -----------------------------------------
