@@ -270,6 +270,9 @@ def prefilter(data: bytes, path: str = "") -> bool:
 def kind_of(path: str, data: bytes) -> str | None:
     name = os.path.basename(path)
     tags = tags_from_filename(name)
+    runner = _runner_kind(path, name, tags, data)
+    if runner is not None:
+        return runner
     if "python" in tags:
         return "python"
     if "shell" in tags or "bash" in tags or "zsh" in tags:
@@ -302,6 +305,55 @@ def kind_of(path: str, data: bytes) -> str | None:
     if tags <= {"text"} and _SBATCH.search(data):
         return "shell"
     return None
+
+
+# Task runners and process managers that launch vLLM from files of their own, by name.
+_JUSTFILE_NAMES = frozenset({"justfile", ".justfile"})
+_PROCFILE_NAME = re.compile(r"Procfile(?:\.[A-Za-z0-9_-]+)?")
+_TASKFILE_NAME = re.compile(r"(?:.+\.)?[Tt]askfile(?:\.dist)?\.ya?ml")
+_SUPERVISOR_FOLDERS = frozenset({"supervisor", "supervisord.d", "conf.d"})
+_SUPERVISOR_PROGRAM = re.compile(rb"^[ \t]*\[program:", re.MULTILINE)
+
+
+def _runner_kind(path: str, name: str, tags: set[str], data: bytes) -> str | None:
+    """A justfile, a Procfile or a supervisord configuration, or None.
+
+    just looks for ``justfile`` in any case of its letters, and ``.justfile``
+    (casey/just ``src/search.rs``, ``JUSTFILE_NAMES``, compared ``eq_ignore_ascii_case``); its
+    modules are ``NAME.just`` and ``NAME/mod.just`` (``src/compiler.rs``).  A Procfile is named
+    ``Procfile`` (https://devcenter.heroku.com/articles/procfile); foreman and honcho read any
+    name given with ``-f``, by convention ``Procfile.dev``, ``Procfile.local``.
+    """
+    if name.lower() in _JUSTFILE_NAMES or (name.endswith(".just") and len(name) > len(".just")):
+        return "justfile"
+    if _PROCFILE_NAME.fullmatch(name) and tags <= {"text"}:
+        return "procfile"
+    if supervisord_claims(path, data):
+        return "supervisord"
+    return None
+
+
+def supervisord_claims(path: str, data: bytes) -> bool:
+    """A supervisord configuration with a ``[program:x]`` section: ``supervisord.conf`` (the
+    name supervisord looks for, https://supervisord.org/configuration.html "Configuration File"),
+    another ``supervisor*.conf``, or a ``*.conf``/``*.ini`` in the folders its ``[include]``
+    conventionally reads (``/etc/supervisor/conf.d/``, ``/etc/supervisord.d/``)."""
+    name = os.path.basename(path).lower()
+    if not name.endswith((".conf", ".ini")):
+        return False
+    named = name.startswith("supervisor") and name.endswith(".conf")
+    if not named and os.path.basename(os.path.dirname(os.path.abspath(path))) not in (
+            _SUPERVISOR_FOLDERS):
+        return False
+    return bool(_SUPERVISOR_PROGRAM.search(data))
+
+
+def taskfile_claims(path: str, data: bytes) -> bool:
+    """A go-task Taskfile: the names go-task looks for (go-task/task ``taskfile/taskfile.go``,
+    ``DefaultTaskfiles``: ``Taskfile.yml``, ``taskfile.yaml``, the ``.dist`` variants), and
+    included ones named ``NAME.Taskfile.yml`` (https://taskfile.dev/docs/guide
+    "Including other Taskfiles")."""
+    return bool(_TASKFILE_NAME.fullmatch(os.path.basename(path)))
 
 
 def compose_claims(path: str, data: bytes) -> bool:
@@ -443,6 +495,7 @@ def ray_serve_claims(path: str, data: bytes) -> bool:
 # YAML kinds in the order they are tried: each claim looks at the name and the bytes only (no
 # parsing), so the first claim wins cheaply.
 YAML_KINDS: tuple[tuple[str, Callable[[str, bytes], bool]], ...] = (
+    ("taskfile", taskfile_claims),
     ("compose", compose_claims),
     ("helm", helm_claims),
     ("kubernetes", kubernetes_claims),

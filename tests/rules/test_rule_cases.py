@@ -51,6 +51,10 @@ KINDS = {
     "ray-serve": "serve_config.yaml",
     "makefile": "Makefile",
     "notebook": "case.ipynb",
+    "justfile": "justfile",
+    "procfile": "Procfile",
+    "supervisord": "supervisord.conf",
+    "taskfile": "Taskfile.yml",
 }
 BESIDE = {"helm": {"chart/Chart.yaml": "apiVersion: v2\nname: case\nversion: 0.1.0\n"}}
 FIXES = {"fix": False, "unsafe_fix": True}  # the key, and whether unsafe fixes apply

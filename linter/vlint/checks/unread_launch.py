@@ -31,18 +31,20 @@
 
     A mention counts as read when it lies on the lines of a launch vlint found (from its first
     to its last argument, keyword or image). Not looked at: comment lines (``#`` first, in every
-    kind but Markdown); in Markdown, anything outside fenced code blocks (the command paragraphs
-    and code spans the Markdown extractor reads are launches of their own; other prose names
-    commands, it does not run them) and the output lines of a ``console`` fence; in a notebook,
+    kind but Markdown; ``;`` first too in a supervisord file), and in a Taskfile the lines of a
+    task's ``desc:``, ``summary:``, ``label:`` or ``prompt:``; in Markdown, anything outside
+    fenced code blocks (the command paragraphs and code spans the Markdown extractor reads are
+    launches of their own; other prose names commands, it does not run them) and the output
+    lines of a ``console`` fence; in a notebook,
     anything outside its code and Markdown cells (outputs, tracebacks, metadata), each cell read
     as Python or Markdown; in Python, docstrings and other string statements (prose: a docstring
     that says ``equivalent to vllm serve m``), and a call of a name the code binds to something
     other than vLLM's (``class LLM:``, ``from other import LLM``); in a makefile, ``define ...
     endef`` blocks (variable values); a line that only quotes the mention (``echo``, ``printf``,
-    ``print(``, a logger, ``grep`` first, or an ``echo``/``printf`` word before it in the same
-    command: ``sh -c "echo vllm serve m"``); in a systemd unit, a command before an empty
-    ``ExecStart=``, which resets it. ``pip install vllm``, ``import vllm`` and ``vllm
-    --version`` are not launch-shaped. At most five mentions are reported per file.
+    ``print(``, a logger, ``grep`` first, after a Make or just prefix too, ``@echo``; or an
+    ``echo``/``printf`` word before it in the same command: ``sh -c "echo vllm serve m"``); in
+    a systemd unit, a command before an empty ``ExecStart=``, which resets it. ``pip install
+    vllm``, ``import vllm`` and ``vllm --version`` are not launch-shaped. At most five mentions are reported per file.
 
 Why is this bad?
     vlint reports "All checks passed" for a file when it finds nothing wrong in the launches it
@@ -137,8 +139,13 @@ _ONLY_AFTER = re.compile(r"[\"']?,?[ \t]*\r?(?:\n|$)")
 # Tests at the start of a mention's line (``re.match`` at the line start: they read only what
 # they match).
 _COMMENT = re.compile(r"[ \t]*#")
+_INI_COMMENT = re.compile(r"[ \t]*[#;]")  # supervisord's configuration parser
+# A Taskfile's prose keys (https://taskfile.dev/docs/reference/schema): a task's description.
+_TASK_PROSE = re.compile(r"[ \t]*(?:desc|summary|label|prompt)[ \t]*:")
+# (After a YAML list's ``- ``, IPython's ``!``, or Make's and just's ``@``/``-``/``+`` prefixes.)
 _QUOTES_IT = re.compile(
-    r"[ \t]*(?:-[ \t]+|!)?(?:(?:echo|printf|grep|egrep|rg)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
+    r"[ \t]*(?:-[ \t]+|!|[@+-]+)?"
+    r"(?:(?:echo|printf|grep|egrep|rg)\b|print[ \t]*\(|logger\.\w+\(|log\w*\()"
 )
 # ``echo``/``printf`` as a word (after a blank or a quote) inside a command before a mention.
 _ECHO_WORD = re.compile(r"(?:^|(?<=[\s'\"]))(?:echo|printf)(?=[\s'\"])")
@@ -259,7 +266,10 @@ def _scan(
         line_start = lines.starts[local - 1]
         if fences is not None and not fences.may_run(what, local, text, lines):
             continue
-        if kind != "markdown" and _COMMENT.match(text, line_start):
+        if kind != "markdown" and (_INI_COMMENT if kind == "supervisord" else _COMMENT).match(
+                text, line_start):
+            continue
+        if kind == "taskfile" and _TASK_PROSE.match(text, line_start):
             continue
         if _quoted(text, line_start, start) or start < reset:
             continue

@@ -33,6 +33,12 @@ def _helm() -> Extractor:
     return helm
 
 
+def _justfile() -> Extractor:
+    from vlint.extract import justfile  # lazy: as above
+
+    return justfile
+
+
 def _kubernetes() -> Extractor:
     from vlint.extract import kubernetes  # lazy: as above
 
@@ -63,6 +69,12 @@ def _notebook() -> Extractor:
     return notebook
 
 
+def _procfile() -> Extractor:
+    from vlint.extract import procfile  # lazy: as above
+
+    return procfile
+
+
 def _python() -> Extractor:
     from vlint.extract import python  # lazy: as above
 
@@ -81,10 +93,22 @@ def _shell() -> Extractor:
     return shell
 
 
+def _supervisord() -> Extractor:
+    from vlint.extract import supervisord  # lazy: as above
+
+    return supervisord
+
+
 def _systemd() -> Extractor:
     from vlint.extract import systemd  # lazy: as above
 
     return systemd
+
+
+def _taskfile() -> Extractor:
+    from vlint.extract import taskfile  # lazy: as above
+
+    return taskfile
 
 
 def _vllm_config() -> Extractor:
@@ -97,15 +121,19 @@ EXTRACTORS: Mapping[str, Callable[[], Extractor]] = {
     "compose": _compose,
     "dockerfile": _dockerfile,
     "helm": _helm,
+    "justfile": _justfile,
     "kubernetes": _kubernetes,
     "launcher": _launcher,
     "makefile": _makefile,
     "markdown": _markdown,
     "notebook": _notebook,
+    "procfile": _procfile,
     "python": _python,
     "ray-serve": _ray_serve,
     "shell": _shell,
+    "supervisord": _supervisord,
     "systemd": _systemd,
+    "taskfile": _taskfile,
     "vllm-config": _vllm_config,
 }
 
