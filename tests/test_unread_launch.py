@@ -79,10 +79,10 @@ def test_a_transcripts_output_lines_are_not_launches() -> None:
         "```console\n"
         "$ ./start.sh\n"
         "INFO: started with vllm serve my-model --port 8000\n"
-        "$ ssh gpu-host \"vllm serve my-model\"\n"
+        "$ xterm -e \"vllm serve my-model\"\n"
         "```\n"
     )
-    assert [span.start for span, _ in _unread("markdown", text, "README.md")] == [Pos(4, 17)]
+    assert [span.start for span, _ in _unread("markdown", text, "README.md")] == [Pos(4, 13)]
 
 
 def test_a_grep_pattern_is_not_a_launch() -> None:
@@ -94,9 +94,9 @@ def test_a_systemd_command_reset_by_an_empty_exec_start_is_not_a_launch() -> Non
         "[Service]\n"
         "ExecStart=/usr/bin/vllm serve old-model\n"
         "ExecStart=\n"
-        "ExecStart=/usr/bin/tmux new-session -d \"vllm serve my-model\"\n"
+        "ExecStart=/usr/bin/xterm -hold -e \"vllm serve my-model\"\n"
     )
-    assert [span.start for span, _ in _unread("systemd", text, "v.service")] == [Pos(4, 41)]
+    assert [span.start for span, _ in _unread("systemd", text, "v.service")] == [Pos(4, 36)]
 
 
 def test_an_engine_call_pattern_is_left_to_the_python_extractor() -> None:

@@ -270,16 +270,6 @@ def test_exec_environment_options_reach_the_launch() -> None:
     assert invocation.env["HF_HOME"].span == columns(line, "/data")
 
 
-def test_python_c_code_is_read_as_python_inside_its_quotes() -> None:
-    line = ('python3 -c "from vllm import LLM; LLM(model=\'m\', max_model_len=4096)"')
-    invocation = only(line)
-    assert invocation.style == "python" and invocation.origin == ("shell", "python")
-    [model, length] = invocation.keywords
-    assert length.name.span == columns(line, "max_model_len")
-    assert length.value_span == columns(line, "4096")
-    assert extract("run.sh", 'python -c "print(1)"\n') == []
-
-
 def test_a_slurm_steps_container_image_names_the_release() -> None:
     line = "srun --container-image=vllm/vllm-openai:v0.9.2 --container-mounts=/d:/d vllm serve m"
     invocation = only(line)

@@ -16,7 +16,7 @@ from vlint.extract.wrappers import is_expansion, unwrap
 from vlint.knowledge.images import (
     API_SERVER_MODULE, DEMO_SERVER_MODULE, image_entry, release_from_image, runs_server,
 )
-from vlint.model import Deployment, Entry, Invocation, LineIndex, Locator, Pos, Span, Token
+from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
 
 # (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
@@ -57,45 +57,6 @@ def _python_module(words: Sequence[Token], start: int) -> tuple[str, int] | None
         else:
             return None
     return None
-
-
-def _python_code(words: Sequence[Token], start: int) -> Token | None:
-    """The code of ``python [flags] -c CODE`` when it names vLLM; None otherwise."""
-    index = start
-    while index < len(words):
-        text = words[index].text
-        if text == "-c":
-            code = words[index + 1] if index + 1 < len(words) else None
-            return code if code is not None and "vllm" in code.text else None
-        if text in _PYTHON_FLAGS_WITH_VALUE:
-            index += 2
-        elif text.startswith("-") and not text.startswith(("-c", "-m")):
-            index += 1
-        else:
-            return None
-    return None
-
-
-def _code_launches(code: Token, path: str) -> list[Invocation]:
-    """The launches of the Python code of a ``python -c`` word (``LLM(model=...)``), each
-    position inside the word (through its quotes and escapes); none when it does not parse."""
-    from vlint.errors import Unparsable  # lazy: only a `python -c` that names vLLM is read
-    from vlint.extract import python  # lazy: the Python reader imports this module
-    from vlint.extract.nested import moved
-
-    try:
-        found = python.extract(path, code.text)
-    except Unparsable:
-        return []
-    index = LineIndex.of(code.text)
-    last = len(code.text)
-    end = code.sub_span(0).end if last else code.pos(0)
-
-    def move(pos: Pos) -> Pos:
-        offset = index.offset(pos)
-        return code.pos(offset) if offset < last else end
-
-    return [moved(invocation, move) for invocation in found]
 
 
 def _nested_shell(words: Sequence[Token], start: int) -> Token | None:
@@ -215,11 +176,6 @@ def _recognise(
         found = _python_module(words, start + 1)
         if found is not None:
             return _module_launch(build, words, *found)
-        code = _python_code(words, start + 1)
-        if code is not None:
-            around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
-            return [enclosed(invocation, kind, around, target)
-                    for invocation in _code_launches(code, path)]
         if not (server_image and is_expansion(words[start])):
             return []
         # (``docker run $VLLM_IMAGE $VLLM_ARGS``: the server's arguments, all unresolved.)

@@ -13,6 +13,3 @@ tmux send-keys -t vllm:0 "vllm serve $MODEL --port 8002 --disable-log-requests" 
 
 # in the running container
 docker exec -d -e VLLM_LOGGING_LEVEL=DEBUG vllm-box vllm serve "$MODEL" --port 8003 --gpu-memory-utilization=95
-
-# a quick offline check
-python3 -c "from vllm import LLM; LLM(model='$MODEL', max_model_len='8k')"
