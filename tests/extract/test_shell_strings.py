@@ -473,3 +473,23 @@ def test_deeply_nested_appending_branches_stay_bounded() -> None:
     commands = parse_words(text)
     assert time.monotonic() - started < 30
     assert sum(len(w.text) for c in commands for w in c.words) < 300_000
+
+
+def test_exclusive_branches_replacing_an_empty_value_do_not_add_up() -> None:
+    text = ('EXTRA=""\n'
+            'if [[ $M == *VL* ]]; then\n  EXTRA="--max-model-len 27440 --tensor-parallel-size 2"\n'
+            'elif [[ $M == *72B* ]]; then\n  EXTRA="--quantization awq --tensor-parallel-size 8"\n'
+            'else\n  EXTRA="--tensor-parallel-size 2"\nfi\n'
+            'vllm serve m --port 1 $EXTRA\n')
+    [launch] = extract("run.sh", text)
+    # Which branch ran is not known: the variable is unknown after the if, never a join.
+    assert [t.text for t in launch.args][:3] == ["m", "--port", "1"]
+    assert not launch.args[-1].literal and launch.args[-1].text == "$EXTRA"
+
+
+def test_appending_to_an_empty_value_with_plus_equals_is_kept() -> None:
+    text = ('EXTRA=""\nif [ -n "$Q" ]; then\n  EXTRA+=" --quantization awq"\nfi\n'
+            'vllm serve m $EXTRA\n')
+    [launch] = extract("run.sh", text)
+    assert [t.text for t in launch.args] == ["m", "--quantization", "awq"]
+    assert launch.args[1].condition is not None

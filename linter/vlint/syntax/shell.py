@@ -956,7 +956,8 @@ class _Walker:
                     continue
                 values[name] = after
                 if parent is not None:
-                    self.appended(parent, name, after, region.before.get(name))
+                    # (``after`` extends the value before the region by construction.)
+                    self.appended(parent, name, after, region.before.get(name), True)
             if parent is not None and region.cleared:
                 parent.cleared = True
             if self.bodies:
@@ -1032,12 +1033,14 @@ class _Walker:
             conditions=(condition,) * len(before.chars),
         )
 
-    def appended(self, region: _Region, name: str, value: _Value, old: _Value | None) -> None:
-        """Notes in ``region`` what an assignment of ``value`` (``old`` before it) appended,
-        or that it did not only append."""
+    def appended(
+        self, region: _Region, name: str, value: _Value, old: _Value | None, appending: bool
+    ) -> None:
+        """Notes in ``region`` what an assignment of ``value`` (``old`` before it; with
+        ``+=`` when ``appending``) appended, or that it did not only append."""
         if region.node is None:
             return
-        part = _appended_part(old, value)
+        part = _appended_part(old, value, appending)
         condition = self.branch_condition(region)
         if part is None or condition is None:
             region.spoiled.add(name)
@@ -1135,14 +1138,14 @@ class _Walker:
 
     # Variables.
 
-    def set(self, name: str, value: _Value) -> None:
+    def set(self, name: str, value: _Value, appending: bool = False) -> None:
         old = self.touch(name)
         self.variables.values[name] = value
         if self.regions and not (isinstance(value, _Field) and _one_literal_word(value)):
             self.varied.add(name)
         self.note(name)
         if self.regions:
-            self.appended(self.regions[-1], name, value, old)
+            self.appended(self.regions[-1], name, value, old, appending)
 
     def forget(self, name: str, varied: bool = True) -> None:
         """``name`` is unknown from here; ``varied`` false for a loop's names, forgotten
@@ -1218,7 +1221,7 @@ class _Walker:
         if _size(new) > _MAX_VALUE:
             self.forget(name)
             return
-        self.set(name, new)
+        self.set(name, new, appending)
 
     # Commands.
 
@@ -1353,10 +1356,14 @@ def _one_literal_word(value: _Field) -> bool:
     )
 
 
-def _appended_part(old: _Value | None, new: _Value) -> _Value | None:
+def _appended_part(old: _Value | None, new: _Value, appending: bool = False) -> _Value | None:
     """What ``new`` adds after ``old`` when it starts with ``old``'s characters, written where
-    ``old``'s were (``V="$V x"``, ``V+=" x"``, ``V+=(x)``), else None."""
+    ``old``'s were (``V="$V x"``, ``V+=" x"``, ``V+=(x)``), else None.  An empty ``old`` shows
+    nothing of that: only ``+=`` appends to it (``V=""`` then ``V="--x"`` in each branch of
+    an ``if``/``elif`` replaces it, and read as appends the exclusive branches would add up)."""
     if old is None:
+        return None
+    if not appending and not (old.chars if isinstance(old, _Field) else old):
         return None
     if isinstance(old, _Field) and isinstance(new, _Field):
         count = len(old.chars)
