@@ -294,3 +294,14 @@ def test_trailing_tab_is_white_space() -> None:
         "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - image: vllm/vllm-openai:v0.31.0\n"
     )
     assert len(run(text)) == 1
+
+
+def test_a_substitution_for_a_tool_run_before_kubectl_is_not_a_value() -> None:
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+            "    - name: vllm\n      image: ${VLLM_IMAGE}\n"
+            '      args: ["--model", "${MODEL}", "--max-model-len", "${MAX_LEN:-4096}"]\n')
+    [launch] = extract("pod.yaml", text)
+    assert launch.target is None and launch.image is None
+    assert [(t.text, t.literal) for t in launch.args] == [
+        ("--model", True), ("${MODEL}", False), ("--max-model-len", True),
+        ("${MAX_LEN:-4096}", False)]

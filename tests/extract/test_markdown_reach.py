@@ -183,3 +183,11 @@ def test_an_interactive_python_session_is_read_without_its_prompts(language: str
     [model, length] = found.keywords
     assert model.value_span == Span(Pos(4, 15), Pos(4, 22))
     assert length.name.span == Span(Pos(5, 9), Pos(5, 22))
+
+
+def test_a_code_span_that_names_only_a_flag_is_prose() -> None:
+    text = "1. `vllm serve --tensorizer` reads weights from S3.\n"
+    assert extract("a.md", text) == []
+    named = "Run `vllm serve --model org/m --port 8000` and wait.\n"
+    (found,) = extract("a.md", named)
+    assert [t.text for t in found.args] == ["--model", "org/m", "--port", "8000"]

@@ -115,6 +115,13 @@ def extract_documents(
     return found
 
 
+# A substitution written for a tool run over the manifest before Kubernetes reads it (envsubst,
+# kustomize's or Flux's ``${VAR}``): https://www.gnu.org/software/gettext/manual/html_node/
+# envsubst-Invocation.html, https://fluxcd.io/flux/components/kustomize/kustomizations/
+# #post-build-variable-substitution.
+_SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^{}]*)?\}")
+
+
 class _Reader:
     def __init__(self, path: str, source: SourceIndex, kind: str, unresolved: Unresolved) -> None:
         self.path = path
@@ -163,6 +170,11 @@ class _Reader:
         token = yamlpos.scalar_token(self.source, node)
         # (Only a Helm template has unresolved places; a manifest's scalars stay unpositioned.)
         if self.unresolved and any(p in self.unresolved for p in token.positions[:-1]):
+            return token.with_text(token.text, literal=False)
+        if _SUBSTITUTION.search(token.text):
+            # ``"${VLLM_MAX_MODEL_LEN}"``: Kubernetes expands only ``$(VAR)``; a ``${VAR}`` is
+            # left for a tool run before ``kubectl apply`` (envsubst, Flux's postBuild, a CI
+            # step), so the value is not known.
             return token.with_text(token.text, literal=False)
         return token
 
@@ -557,8 +569,12 @@ class _Reader:
             return [deployment.enclosed(i, self.kind, facts, target) for i in found]
 
         if command or args:
+            # An image not known statically (``${VLLM_IMAGE}``) is decided on its written text
+            # and the arguments (``knowledge.images.runs_server``); it names no release.
+            decided = image if image is not None else (
+                image_token.text if image_token is not None else None)
             return finish(recognise_container(command or (), args, path=self.path,
-                                              kind=self.kind, image=image))
+                                              kind=self.kind, image=decided))
         if server_image and image_token is not None:
 
             return [

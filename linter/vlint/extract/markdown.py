@@ -40,7 +40,9 @@ positions):
   first word with ``/``, ``:``, ``$`` or ``<`` in it, as a model, an image or a variable) and
   whose every other line is a ``\\`` continuation or another command line.  A paragraph with
   inline markup (emphasis, links, code spans, HTML other than a ``<placeholder>``) is prose;
-- an inline code span that is one such command line (`` `vllm serve org/model --port 8000` ``).
+- an inline code span that is one such command line naming what it serves (a model word,
+  ``--model``, or a container run's image: `` `vllm serve org/model --port 8000` ``); a span
+  that names only a flag (`` `vllm serve --tensorizer` reads...``) is prose.
 
 A command line that asks for ``--help`` / ``-h`` is not a launch.
 
@@ -342,11 +344,27 @@ def _code_spans(
         if found is None:
             return
         start, cursor = found
-        if not _command_line(code):
+        if not _command_line(code) or not _names_a_model(code):
             continue
         row = bisect_right(starts, start) - 1
         line, shift, _ = rows[row]
         yield _COMMANDS, embedded([(line, shift + start - starts[row], code)])
+
+
+def _names_a_model(code: str) -> bool:
+    """Whether a command in a code span names what it serves (a model word, ``--model``, an
+    image): prose names a flag with one (`` `vllm serve --tensorizer` reads weights...``), a
+    launch it can run says what it serves."""
+    command = _COMMAND.match(code)
+    if command is None:
+        return False
+    words = code[command.end():].split()
+    if not words:
+        return False
+    if code[:command.end()].rstrip().endswith("run"):
+        return True  # ``docker run ... IMAGE``: the image says it
+    return not words[0].startswith("-") or any(
+        word == "--model" or word.startswith("--model=") for word in words)
 
 
 def _find_span(text: str, fence: str, code: str, cursor: int) -> tuple[int, int] | None:
