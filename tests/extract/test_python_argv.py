@@ -121,3 +121,11 @@ def test_without_vllms_parser_a_dict_is_no_launch() -> None:
     text = CLI_DICT.replace("from vllm.entrypoints.openai.cli_args import make_arg_parser\n", "")
     text = text.replace("from vllm.utils import FlexibleArgumentParser\n", "")
     assert extract("serve.py", text) == []
+
+
+def test_a_list_a_loop_adds_to_may_hold_more_arguments() -> None:
+    text = ('cmd = ["vllm", "serve", "m", "--port", "1"]\nfor flag in extra:\n'
+            '    cmd.append(flag)\n')
+    [launch] = extract("a.py", text)
+    assert not launch.args_complete
+    assert extract("b.py", 'cmd = ["vllm", "serve", "m"]\ncmd += ["--port", "1"]\n')[0].args_complete

@@ -147,7 +147,10 @@ def extract(
             found.extend(_call(path, source, names, node, strings, mappings))
         elif id(node) in built:
             steps = built[id(node)]
-            found.extend(_argv_elements(path, source, steps.elements, programs))
+            launches = _argv_elements(path, source, steps.elements, programs)
+            # A step not read (a loop adding words): the launch may hold more arguments.
+            found.extend(launches if steps.complete else
+                         [replace(launch, args_complete=False) for launch in launches])
         elif isinstance(node, ast.BinOp) and id(node) not in consumed:
             elements = python_argv.joined(node)
             if elements is not None:
