@@ -6,8 +6,9 @@ reads it.  A variable the makefile assigns once with a plain value (``IMAGE =
 vllm/vllm-openai``, ``PORT ?= 8000``) is read in its references, each character at its place in
 the assignment, as the default a ``make`` run without overrides expands; Make's other references
 (``$(shell ...)``, ``$@``, a variable assigned twice or with ``+=``) are unresolved values,
-checked no further than a shell variable would be.  ``define`` blocks are not recipes.  Variables the
-makefile exports (``export NAME = value``) are the environment of every recipe's launches.
+checked no further than a shell variable would be.  ``define`` blocks are not recipes.
+Variables the makefile exports (``export NAME = value``) are the environment of every recipe's
+launches.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from vlint.extract.nested import ExtractContext
 from vlint.model import Deployment, EnvVar, Invocation, Pos, Token
 from vlint.syntax.lines import Chars
 from vlint.syntax.makefile import expanded, read
+from vlint.syntax.templates import unliteral_runs
 
 KIND = "makefile"
 MAX_VARIABLES = 200  # distinct exported names; a makefile exports a few
@@ -34,7 +36,7 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     values = {pos for value in makefile.variables.values() for pos in value.positions[:-1]}
     for recipe in makefile.recipes:
         script = expanded(recipe.script, makefile.variables)
-        held = hold(script, _runs(script.literal))
+        held = hold(script, unliteral_runs(script.literal))
         unresolved = unresolving(held, script.text)
         for invocation in shell.extract(path, held.text, context.inner(shell.KIND, held.locate)):
             invocation = enclosed(unresolved(invocation), KIND, around)
@@ -64,16 +66,3 @@ def _exported(exports: Sequence[tuple[Chars, Chars]]) -> dict[str, EnvVar]:
         if name.text in env or len(env) < MAX_VARIABLES:
             env[name.text] = named(name.token(), value.token())
     return env
-
-
-def _runs(literal: tuple[bool, ...]) -> list[tuple[int, int]]:
-    """The ``(start, end)`` runs of characters that are not literal (Make's references)."""
-    runs: list[tuple[int, int]] = []
-    start = -1
-    for index, flag in enumerate((*literal, True)):
-        if not flag and start < 0:
-            start = index
-        elif flag and start >= 0:
-            runs.append((start, index))
-            start = -1
-    return runs

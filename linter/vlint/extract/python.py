@@ -325,17 +325,9 @@ def _keywords_invocation(
             keywords.extend(passed.keywords)
             unpacked = unpacked or passed.incomplete
             continue
-        mapping, incomplete = mappings.resolve(keyword.value)
-        if isinstance(mapping, ast.Dict):
-            expanded, rest = _dict_keywords(source, mapping)
-            keywords.extend(expanded)
-            unpacked = unpacked or rest or incomplete
-        elif _is_dict_call(mapping):
-            entries, rest = _mapping_entries(source, mapping)
-            keywords.extend(_keyword(source, name, value) for name, value in entries)
-            unpacked = unpacked or rest or incomplete
-        else:
-            unpacked = True
+        expanded, rest = _unpacked(source, keyword.value, mappings)
+        keywords.extend(expanded)
+        unpacked = unpacked or rest
     return Invocation(
         path=path,
         origin=(KIND,),
@@ -345,6 +337,19 @@ def _keywords_invocation(
         keywords=tuple(keywords),
         has_unpacked_kwargs=unpacked,
     )
+
+
+def _unpacked(source: Source, value: ast.expr, mappings: _Mappings) -> tuple[list[Keyword], bool]:
+    """The keywords a mapping given to ``**`` holds (a dict literal or ``dict(...)``, written
+    there or assigned to a name before), and whether it may hold others."""
+    mapping, incomplete = mappings.resolve(value)
+    if isinstance(mapping, ast.Dict):
+        expanded, rest = _dict_keywords(source, mapping)
+        return expanded, rest or incomplete
+    if _is_dict_call(mapping):
+        entries, rest = _mapping_entries(source, mapping)
+        return [_keyword(source, name, entry) for name, entry in entries], rest or incomplete
+    return [], True
 
 
 # -- keywords a caller passes through ``**kwargs`` -------------------------------------------
@@ -1560,17 +1565,9 @@ def _wrapped_engine(
         elif keyword.arg in wrapper.passed:
             keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
         elif keyword.arg == wrapper.unpacked:
-            mapping, incomplete = mappings.resolve(keyword.value)
-            if isinstance(mapping, ast.Dict):
-                expanded, rest = _dict_keywords(source, mapping)
-                keywords.extend(expanded)
-                unpacked = unpacked or rest or incomplete
-            elif _is_dict_call(mapping):
-                entries, rest = _mapping_entries(source, mapping)
-                keywords.extend(_keyword(source, name, value) for name, value in entries)
-                unpacked = unpacked or rest or incomplete
-            else:
-                unpacked = True
+            expanded, rest = _unpacked(source, keyword.value, mappings)
+            keywords.extend(expanded)
+            unpacked = unpacked or rest
     return Invocation(
         path=path,
         origin=(KIND,),

@@ -465,13 +465,11 @@ def _unwrap_one(
         if any(option.name in wrapper.no_command for option in options):
             result.start = len(words)
             return True
-        _environment(program, options, assigned or [], env, names)
+        _environment(program, options, assigned or [], env, names, wrapper.env_options)
         if program == "env" and _split_string(result, index, options, env, names):
             # The split string's words are env's own arguments: env reads them again.
             return True
         index += wrapper.operands
-        if wrapper.env_options:
-            _environment_options(options, wrapper.env_options, env, names)
         if wrapper.after_dash:
             dash = next((i for i in range(index, len(words)) if words[i].text == "--"), None)
             index = dash + 1 if dash is not None else index + 1
@@ -494,9 +492,10 @@ def _unwrap_one(
 
 def _environment(
     program: str, options: Sequence[Option], assigned: Sequence[Token], env: dict[str, Token],
-    names: dict[str, Span],
+    names: dict[str, Span], env_options: frozenset[str] = frozenset(),
 ) -> None:
-    """What ``env``, ``sudo`` and ``micromamba run`` do to the command's environment."""
+    """What ``env``, ``sudo``, ``micromamba run`` and the options in ``env_options``
+    (``docker exec -e NAME=VALUE``) do to the command's environment."""
     if program == "env":
         if any(option.name in _ENV_CLEAR for option in options):
             env.clear()
@@ -508,8 +507,9 @@ def _environment(
     elif program == "sudo":
         _sudo_environment(options, env, names)
     elif program in ("mamba", "micromamba"):
-        assigned = [*assigned, *(option.value for option in options
-                                 if option.name in _MAMBA_ENV_OPTIONS and option.value is not None)]
+        env_options = env_options | _MAMBA_ENV_OPTIONS
+    assigned = [*assigned, *(option.value for option in options
+                             if option.name in env_options and option.value is not None)]
     for word in assigned:
         variable = assignment(word)
         if variable is not None and variable.name_span is not None:
@@ -546,25 +546,9 @@ def _split_string(
     command = _one_command(split)
     if command is None:
         return False
-    for name, token in command.env.items():
-        env[name] = token
-        if name in command.env_names:
-            names[name] = command.env_names[name]
+    _take_env(command, env, names)
     result.words = [*result.words[:result.start + 1], *command.words, *result.words[index:]]
     return True
-
-
-def _environment_options(
-    options: Sequence[Option], env_options: frozenset[str], env: dict[str, Token],
-    names: dict[str, Span],
-) -> None:
-    """``docker exec -e NAME=VALUE``: each such option sets the command's variable."""
-    for option in options:
-        if option.name in env_options and option.value is not None:
-            variable = assignment(option.value)
-            if variable is not None and variable.name_span is not None:
-                env[variable.name] = variable.value
-                names[variable.name] = variable.name_span
 
 
 def _shell_string(
@@ -576,17 +560,21 @@ def _shell_string(
     are the command's words already) or the string is not one simple command."""
     if index != len(result.words) - 1 or " " not in result.words[index].text:
         return False
-    value = result.words[index]
-    command = _one_command(value)
+    command = _one_command(result.words[index])
     if command is None:
         return False
+    _take_env(command, env, names)
+    result.words = [*result.words[:index], *command.words]
+    result.start = index
+    return True
+
+
+def _take_env(command: ShellCommand, env: dict[str, Token], names: dict[str, Span]) -> None:
+    """The ``NAME=VALUE`` prefixes of a command read from a string, set for what it runs."""
     for name, token in command.env.items():
         env[name] = token
         if name in command.env_names:
             names[name] = command.env_names[name]
-    result.words = [*result.words[:index], *command.words]
-    result.start = index
-    return True
 
 
 def _one_command(value: Token) -> ShellCommand | None:
