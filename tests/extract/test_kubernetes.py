@@ -305,3 +305,52 @@ def test_a_substitution_for_a_tool_run_before_kubectl_is_not_a_value() -> None:
     assert [(t.text, t.literal) for t in launch.args] == [
         ("--model", True), ("${MODEL}", False), ("--max-model-len", True),
         ("${MAX_LEN:-4096}", False)]
+
+
+WORKFLOWS = """\
+apiVersion: argoproj.io/v1alpha1
+kind: WorkflowTemplate
+metadata: {name: serve}
+spec:
+  templates:
+    - name: main
+      steps:
+        - - name: up
+            template: serve
+    - name: serve
+      container:
+        image: vllm/vllm-openai:v0.9.2
+        args: ["--model", "m", "--max-num-seqs", "8"]
+    - name: bench
+      script:
+        image: vllm/vllm-openai:v0.9.2
+        command: [bash]
+        source: |
+          vllm serve m --port 8001
+---
+apiVersion: tekton.dev/v1
+kind: Task
+metadata: {name: serve}
+spec:
+  steps:
+    - name: serve
+      image: vllm/vllm-openai:v0.9.2
+      script: |
+        #!/bin/sh
+        vllm serve m --port 8002
+    - name: report
+      image: python:3.12
+      script: |
+        #!/usr/bin/env python3
+        print("vllm serve m")
+"""
+
+
+def test_workflow_engines_containers_and_scripts() -> None:
+    found = extract("wf.yaml", WORKFLOWS)
+    assert [launch.anchor.start.line for launch in found] == [13, 19, 30]
+    argo, script, tekton = found
+    assert [t.text for t in argo.args] == ["--model", "m", "--max-num-seqs", "8"]
+    assert script.args[-1].span == Span(Pos(19, 31), Pos(19, 35))
+    assert tekton.args[-1].span == Span(Pos(30, 29), Pos(30, 33))
+    assert tekton.target == "0.9.2"

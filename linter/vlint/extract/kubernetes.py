@@ -2,7 +2,9 @@
 
 Containers are found by walking each document for ``containers:`` / ``initContainers:`` lists,
 wherever they sit, so Deployments, StatefulSets, Jobs, CronJobs, Pods, LeaderWorkerSets, KubeRay
-clusters, KServe runtimes and any custom resource holding a pod template are read alike.  A
+clusters, KServe runtimes and any custom resource holding a pod template are read alike; so are
+the containers workflow engines write elsewhere (a Tekton Task's ``steps``/``sidecars`` with
+their ``script``, an Argo template's ``container`` and ``script`` with its shell ``source``).  A
 container's argv is joined as the container runtime joins it: ``command:`` replaces the image's
 entrypoint and ``args:`` its default arguments, so ``args:`` alone on a vLLM server image are the
 server's own arguments.  ``$(VAR)`` references are expanded from the container's literal
@@ -66,6 +68,15 @@ if TYPE_CHECKING:
 KIND = "kubernetes"
 _REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _CONTAINER_LISTS = ("containers", "initContainers")
+# Containers that workflow engines write in other places: a Tekton Task's ``steps`` and
+# ``sidecars`` (https://tekton.dev/docs/pipelines/tasks/#defining-steps), each a container with
+# an optional ``script``; an Argo Workflows template's ``container``, ``script`` (with its
+# ``source``) and a container set's ``containers`` (https://argo-workflows.readthedocs.io/en/
+# latest/fields/#template).
+_STEP_LISTS = ("steps", "sidecars")
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+_SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
+_SINGLE_CONTAINERS = ("container", "script")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 _PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
 # No manifest substitutes a megabyte of variable values; forty doubling env entries would
@@ -120,6 +131,15 @@ def extract_documents(
 # envsubst-Invocation.html, https://fluxcd.io/flux/components/kustomize/kustomizations/
 # #post-build-variable-substitution.
 _SUBSTITUTION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^{}]*)?\}")
+
+
+def _has_image(node: Node) -> bool:
+    return yamlpos.mapping_node(node) is not None and yamlpos.mapping_get(node, "image") is not None
+
+
+def _with_images(node: Node) -> bool:
+    """A list of containers (``image:`` in its items), not a list of step names (Argo's)."""
+    return any(_has_image(item) for item in yamlpos.sequence_items(node))
 
 
 class _Reader:
@@ -530,6 +550,15 @@ class _Reader:
                         if id(container) not in self.containers:
                             self.containers.add(id(container))
                             found.extend(self.container(container, pod=node))
+                elif key.value in _STEP_LISTS and _with_images(value):
+                    for container in yamlpos.sequence_items(value):
+                        if id(container) not in self.containers and _has_image(container):
+                            self.containers.add(id(container))
+                            found.extend(self.container(container, pod=node))
+                elif key.value in _SINGLE_CONTAINERS and _has_image(value):
+                    if id(value) not in self.containers:
+                        self.containers.add(id(value))
+                        found.extend(self.container(value, pod=node))
                 else:
                     found.extend(self.walk(value, depth + 1))
         else:
@@ -553,6 +582,9 @@ class _Reader:
         env = {name: variable.value for name, variable in variables.items()}
         command = self.words(yamlpos.mapping_get(node, "command"))
         args = self.words(yamlpos.mapping_get(node, "args"))
+        script = self._script(node, command)
+        if script is not None:
+            command, args = script, []
         command = (
             [expand(word, env, self.budget) for word in command] if command is not None else None
         )
@@ -584,6 +616,28 @@ class _Reader:
                 )
             ]
         return []
+
+    def _script(self, node: Node, command: list[Token] | None) -> list[Token] | None:
+        """A container's shell script, as ``sh -c SCRIPT``: Tekton's ``script:`` (run by the
+        interpreter of its ``#!``, ``sh`` without one), Argo's ``source:`` (run by the
+        template's ``command``, here only a shell); None for none or another interpreter."""
+        tekton = yamlpos.mapping_get(node, "script")
+        argo = yamlpos.mapping_get(node, "source")
+        if tekton is not None and yamlpos.is_scalar(tekton):
+            token = self.token(tekton)
+            body = token.text.lstrip() if token is not None else ""
+            if token is None or (body.startswith("#!") and not _SHELL_SHEBANG.match(body)):
+                return None
+        elif argo is not None and yamlpos.is_scalar(argo) and command:
+            token = self.token(argo)
+            if token is None or command[0].text.rsplit("/", 1)[-1] not in _SHELLS:
+                return None
+        else:
+            return None
+        at = token.pos(0)
+        made = [Token(word, (at,) * (len(word) + 1), literal=True, unwritten=len(word))
+                for word in ("sh", "-c")]
+        return [*made, token]
 
     def engine_args(self, node: Node) -> list[Invocation]:
         """Argument lists a controller appends to vLLM's API server (KServe, KubeAI)."""
