@@ -278,3 +278,12 @@ def test_a_slurm_steps_container_image_names_the_release() -> None:
     assert invocation.image_span == columns(line, "vllm/vllm-openai:v0.9.2")
     enroot = only("srun --container-image nvcr.io#nvidia/vllm:25.01 vllm serve m")
     assert enroot.image == "nvcr.io/nvidia/vllm:25.01"
+
+
+def test_an_sbatch_wrap_string_is_the_jobs_command() -> None:
+    line = 'sbatch --gres=gpu:2 -t 4:00:00 --wrap="vllm serve m --tensor-parallel-size 2"'
+    invocation = only(line)
+    assert invocation.anchor == columns(line, "vllm serve")
+    assert [token.text for token in invocation.args] == ["m", "--tensor-parallel-size", "2"]
+    assert invocation.deployment.gpus is not None and invocation.deployment.gpus.value == 2
+    assert extract("run.sh", "sbatch job.sbatch\n") == []

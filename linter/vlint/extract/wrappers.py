@@ -285,6 +285,9 @@ WRAPPERS: dict[str, tuple[Wrapper, ...]] = {
     "hatch": (Wrapper(subcommand=("run",), global_valued=_HATCH_GLOBAL),),
     "ray": (Wrapper(_RAY_JOB_SUBMIT, ("job", "submit")),),
     "srun": (Wrapper(_SRUN),),
+    # sbatch takes srun's options (src/common/slurm_opt.c serves both); ``--wrap=COMMAND``
+    # makes the job's script ``#!/bin/sh`` + COMMAND (https://slurm.schedmd.com/sbatch.html).
+    "sbatch": (Wrapper(_SRUN),),
     "mpirun": (_MPIRUN,),
     "mpiexec": (_MPIRUN,),
     "ssh": (Wrapper(_SSH, operands=1, no_command=_SSH_NO_COMMAND, one_string=True),),
@@ -482,9 +485,14 @@ def _unwrap_one(
             index = _hatch_command(result, index)
         elif program in ("uv", "uvx"):
             index = _uv_command(result, index, wrapper, options)
-        elif program == "srun":
+        elif program in ("srun", "sbatch"):
             result.gpus = _slurm_gpus(options) or result.gpus
             result.image = _container_image(options) or result.image
+            if program == "sbatch" and not _wrapped_job(result, options, env, names):
+                result.start = len(result.words)  # a job script file: read as a file of its own
+                return True
+            if program == "sbatch":
+                return True
         result.start = min(index, len(result.words))
         return True
     return False
@@ -566,6 +574,21 @@ def _shell_string(
     _take_env(command, env, names)
     result.words = [*result.words[:index], *command.words]
     result.start = index
+    return True
+
+
+def _wrapped_job(
+    result: Unwrapped, options: Sequence[Option], env: dict[str, Token], names: dict[str, Span]
+) -> bool:
+    """``sbatch --wrap="vllm serve m"``: the job runs the string as a shell command line; its
+    words are read in place of sbatch's.  False when no ``--wrap`` is given."""
+    wrapped = next((o.value for o in reversed(options) if o.name == "--wrap"), None)
+    command = _one_command(wrapped) if wrapped is not None else None
+    if command is None:
+        return False
+    _take_env(command, env, names)
+    result.words = list(command.words)
+    result.start = 0
     return True
 
 
