@@ -189,3 +189,20 @@ def test_enabled_takes_the_branches_the_defaults_leave_off() -> None:
     empty = gotemplate.render("--port={{ .Values.port }}", yamlpos.parse_documents("port: 0\n")[0],
                               "port: 0\n", None, enabled=True)
     assert empty is not None and UNKNOWN in empty.origins
+
+
+def test_include_renders_a_named_template_with_its_values_in_place() -> None:
+    helpers = ('{{- define "llm.args" -}}\n- --model\n- {{ .Values.model.id | quote }}\n'
+               '{{- range $flag, $value := .Values.env }}\n- --{{ $flag | lower }}={{ $value }}'
+               '{{- end }}\n{{- end }}\n')
+    template = "args:\n  {{- include \"llm.args\" . | nindent 2 }}\n"
+    root = yamlpos.parse_documents(VALUES)[0]
+    result = gotemplate.render(template, root, VALUES, None, defines=gotemplate.defines(helpers))
+    assert result is not None
+    assert result.text == ('args:\n  - --model\n  - "Qwen/Qwen3-8B"\n  - --a_flag=1\n'
+                           "  - --hf_home=/cache\n")
+    start = result.text.index("Qwen/")
+    assert origin_text(result, start, 13) == "Qwen/Qwen3-8B"
+    # A name the chart does not define stays unknown.
+    missing = gotemplate.render('x: {{ include "nope" . }}\n', root, VALUES, None)
+    assert missing is not None and UNKNOWN in missing.origins

@@ -304,3 +304,26 @@ def test_a_component_the_defaults_leave_off_is_read_as_conditional(tmp_path: Pat
     report = lint([str(tmp_path)], Settings(target="0.32.0"))
     [finding] = [f for f in report.findings if f.code == "VL203"]
     assert ENABLED in finding.message
+
+
+def test_a_named_template_of_the_helpers_file_writes_the_args(tmp_path: Path) -> None:
+    template = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.32.0
+          args:
+            {{- include "llm.args" . | nindent 12 }}
+"""
+    path = chart(tmp_path, template, "model: org/m\nseqs: 16k\n")
+    (tmp_path / "chart" / "templates" / "_helpers.tpl").write_text(
+        '{{- define "llm.args" -}}\n- --model={{ .Values.model }}\n'
+        '- --max-num-seqs={{ .Values.seqs }}\n{{- end }}\n', "utf-8")
+    [launch] = launches(path)
+    assert [t.text for t in launch.args] == ["--model=org/m", "--max-num-seqs=16k"]
+    seqs = arg(launch, "--max-num-seqs=16k")
+    assert seqs.sub_span(len("--max-num-seqs=")) == Span(Pos(2, 7), Pos(2, 10))

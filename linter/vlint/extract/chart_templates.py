@@ -48,7 +48,7 @@ from vlint.discover import Refused, confined_read, linted_roots
 from vlint.extract import chart_values
 from vlint.extract.nested import rebuilt
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
-from vlint.syntax import yamlpos
+from vlint.syntax import gotemplate, yamlpos
 from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
 
 if TYPE_CHECKING:
@@ -84,23 +84,39 @@ def chart_values_of(chart: str, linted: str) -> tuple[str, Node] | None:
 
 
 def templates(chart: str, values_path: str) -> Iterator[tuple[str, str]]:
-    """Each template of the chart (path, text) that mentions ``.Values``, read confined."""
-    roots = linted_roots([values_path])
+    """Each template of the chart (path, text) that holds template actions, read confined
+    (not the ``_*.tpl`` files, which Helm does not render: they hold named templates)."""
+    for name, text in _files(chart, values_path):
+        if not os.path.basename(name).startswith("_") and "{{" in text:
+            yield name, text
+
+
+def named_templates(chart: str, linted: str) -> dict[str, gotemplate.Define]:
+    """The named templates (``define``) of every file under the chart's ``templates/``
+    (``_helpers.tpl`` and the others), by name; a later file's wins, as Helm's does."""
+    found: dict[str, gotemplate.Define] = {}
+    for _, text in _files(chart, linted):
+        if "define" in text:
+            found.update(gotemplate.defines(text))
+    return found
+
+
+def _files(chart: str, linted: str) -> Iterator[tuple[str, str]]:
+    """The files under the chart's ``templates/`` (path, text), in name order, read confined:
+    at most ``MAX_TEMPLATES``, links to folders not followed."""
+    roots = linted_roots([linted])
     folder = os.path.join(chart, "templates")
     names: list[str] = []
     for current, folders, files in os.walk(folder):
         folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(current, f)))
-        names.extend(os.path.join(current, f) for f in sorted(files)
-                     if f.endswith(_SUFFIXES) and not f.startswith("_"))
+        names.extend(os.path.join(current, f) for f in sorted(files) if f.endswith(_SUFFIXES))
         if len(names) >= MAX_TEMPLATES:
             break
     for name in names[:MAX_TEMPLATES]:
         try:
-            text = confined_read(name, roots, MAX_TEMPLATE_SIZE).decode("utf-8")
+            yield name, confined_read(name, roots, MAX_TEMPLATE_SIZE).decode("utf-8")
         except (Refused, UnicodeDecodeError):
             continue
-        if ".Values" in text:
-            yield name, text
 
 
 def mark_used(node: Node, used: set[int], consumed: set[int], depth: int = 0) -> bool:

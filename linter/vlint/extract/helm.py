@@ -342,7 +342,8 @@ def _rendered_template(path: str, text: str) -> list[Invocation]:
     if chart is None or values is None:
         return []
     values_text, root = values
-    rendering = gotemplate.render(text, root, values_text, chart_values.chart_document(chart, path))
+    rendering = gotemplate.render(text, root, values_text, chart_values.chart_document(chart, path),
+                                  defines=chart_templates.named_templates(chart, path))
     if rendering is None:
         return []
     placement = chart_templates.Placement(rendering, text, rendering.template_origins)
@@ -377,13 +378,14 @@ def _own_templates(
     if chart is None or len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
         return [], used
     meta = chart_values.chart_document(chart, path)
+    named = chart_templates.named_templates(chart, path)
     found: list[Invocation] = []
     for template, template_text in chart_templates.templates(chart, path):
         for enabled in (False, True):
             # Rendered as the defaults say; when that writes no launch, with the parts the
             # defaults leave off enabled, each word then passed only when they are.
             rendering = gotemplate.render(template_text, documents[0], text, meta,
-                                          enabled=enabled)
+                                          enabled=enabled, defines=named)
             if rendering is None:
                 break
             placement = chart_templates.Placement(

@@ -11,14 +11,15 @@ every character it writes its origin: an offset in the values file (a value writ
 
 Read: text with ``{{- ``/`` -}}`` trimming and ``{{/* */}}`` comments; ``if``/``else if``/
 ``else``, ``with``, ``range`` (over lists and mappings, with ``$i, $v :=``), variables
-(``$x := ...``, ``$x = ...``, ``$``), ``define`` (skipped: a named template is rendered only
-where it is used, and ``include``/``template`` are not expanded); fields of ``.Values``,
+(``$x := ...``, ``$x = ...``, ``$``), named templates (``define``, rendered where ``include``
+or ``template`` uses them, from the file itself or the chart's other files, at most 16 deep; one
+holding an action not read is unknown); fields of ``.Values``,
 ``.Chart`` (``Name``, ``Version``, ``AppVersion`` from ``Chart.yaml``), ``.``, ``$.``; the
 functions ``default``, ``required``, ``quote``, ``squote``, ``toString``, ``int``, ``int64``,
 ``trim``, ``lower``, ``upper``, ``printf`` (``%s``, ``%v``, ``%d``), ``toYaml``, ``toJson``,
 ``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``, ``list``,
 ``index``, ``hasKey``, ``ternary``.  Anything else
-(``.Release``, ``.Capabilities``, ``include``, ``tpl``, ``lookup``, ...) is unknown.  An
+(``.Release``, ``.Capabilities``, ``tpl``, ``lookup``, ...) is unknown.  An
 unknown value in a condition takes its first branch (as ``vlint.extract.helm.mask`` reads a
 template); one that writes YAML structure (a pipeline ending in ``toYaml``, ``indent`` or
 ``nindent``, or ``include``) writes nothing and the rendering is marked ``incomplete``; any other
@@ -37,7 +38,7 @@ nested blocks; beyond them ``render`` returns None.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -51,6 +52,7 @@ UNKNOWN = -2
 MAX_OUTPUT = 1 << 20
 MAX_STEPS = 50_000
 MAX_DEPTH = 64
+_MAX_INCLUDES = 16
 
 # Helm reads values as YAML 1.1 (go-yaml v2 through sigs.k8s.io/yaml): these plain scalars are
 # booleans and nulls there.
@@ -139,11 +141,12 @@ _Piece: TypeAlias = "tuple[int, int] | _Action"
 
 def render(
     template: str, values: Node | None, values_text: str, chart: Node | None,
-    *, enabled: bool = False,
+    *, enabled: bool = False, defines: Mapping[str, Define] | None = None,
 ) -> Rendering | None:
     """``template`` rendered with ``values`` (the values file's root node, parsed from
     ``values_text``) and ``chart`` (``Chart.yaml``'s root node); None when the template cannot
-    be read (an unclosed action) or the rendering runs past its bounds.  ``enabled``: every
+    be read (an unclosed action) or the rendering runs past its bounds.  ``defines``: the named
+    templates of the chart's other files (``_helpers.tpl``), by name.  ``enabled``: every
     ``if`` whose test is false takes its first branch all the same (the parts of a chart its
     defaults leave off, ``reasoning.enabled: false``, as an install that enables them renders
     them)."""
@@ -152,12 +155,47 @@ def render(
         return None
     renderer = _Renderer(template, values, yamlpos.SourceIndex(values_text), chart)
     renderer.enabled = enabled
+    renderer.defines = {**define_blocks(template, pieces), **(defines or {})}
     try:
         renderer.block(pieces, 0, len(pieces), _Value(root=True), {}, 0)
     except _TooBig:
         return None
     return Rendering("".join(renderer.chars), tuple(renderer.origins),
                      tuple(renderer.template_origins), renderer.written, renderer.incomplete)
+
+
+@dataclass(frozen=True)
+class Define:
+    """A named template: its file's text and pieces, and the pieces of its body."""
+
+    text: str
+    pieces: tuple[_Piece, ...]
+    first: int
+    last: int
+
+
+def defines(template: str) -> dict[str, Define]:
+    """The named templates (``{{ define "name" }}...{{ end }}``) of a file, by name."""
+    pieces = _lex(template)
+    return {} if pieces is None else define_blocks(template, pieces)
+
+
+def define_blocks(template: str, pieces: Sequence[_Piece]) -> dict[str, Define]:
+    found: dict[str, Define] = {}
+    frozen = tuple(pieces)
+    index = 0
+    while index < len(frozen):
+        piece = frozen[index]
+        if isinstance(piece, _Action) and _keyword(piece) == "define":
+            branches, after = _branches(frozen, index, len(frozen))
+            name = _WORD.findall(piece.body)[1:2]
+            if name and name[0].startswith('"') and branches:
+                first, last, _ = branches[0]
+                found[_unquote(name[0])] = Define(template, frozen, first, last)
+            index = after
+            continue
+        index += 1
+    return found
 
 
 def _lex(template: str) -> list[_Piece] | None:
@@ -242,6 +280,8 @@ class _Renderer:
         self.incomplete = False
         self.enabled = False
         self.steps = 0
+        self.defines: Mapping[str, Define] = {}
+        self.includes = 0  # nested include depth
 
     # -- blocks ---------------------------------------------------------------------------
 
@@ -269,6 +309,11 @@ class _Renderer:
                 index = after
                 continue
             if word in ("end", "else", "break", "continue") or piece.body.startswith("/*"):
+                index += 1
+                continue
+            if word == "template":
+                self.action(_Action(piece.start, piece.end, "include" + piece.body[8:]), dot,
+                            scope)
                 index += 1
                 continue
             self.action(piece, dot, scope)
@@ -345,6 +390,23 @@ class _Renderer:
                 self.incomplete = True
             else:
                 self.unknown(action)
+
+    def include(self, name: str, dot: _Value) -> Text:
+        """A named template rendered with ``dot``: what its values write keeps their places;
+        unknown when it is not known, holds an unknown action, or nests too deep."""
+        define = self.defines.get(name)
+        if define is None or self.includes >= _MAX_INCLUDES:
+            raise _Unknown
+        inner = _Renderer(define.text, self.values, self.source, self.chart)
+        inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
+        inner.includes = self.includes + 1
+        try:
+            inner.block(define.pieces, define.first, define.last, dot, {}, 0)
+        finally:
+            self.steps = inner.steps
+        if inner.incomplete or UNKNOWN in inner.origins:
+            raise _Unknown
+        return Text("".join(inner.chars), tuple(inner.origins))
 
     def structural(self, action: _Action, pipeline: str) -> bool:
         """Whether an action writes YAML structure: its pipeline ends in ``toYaml``,
@@ -515,6 +577,8 @@ class _Renderer:
             return _Value(text=self.yaml(args[0], 0))
         if name == "toJson" and len(args) == 1:
             return _Value(text=self.json(args[0]))
+        if name == "include" and len(args) == 2:
+            return _Value(text=self.include(self.printed(args[0]).chars, args[1]))
         if name == "list":
             return _Value(items=tuple(args))
         if name == "index" and len(args) >= 2:
@@ -610,9 +674,10 @@ class _Renderer:
         if node is None:
             return None
         if yamlpos.mapping_node(node) is not None:
-            pairs = sorted(((str(k.value), v) for k, v in yamlpos.mapping_items(node)),
-                           key=lambda pair: pair[0])
-            return [(_Value(text=_written(k)), _Value(node=v)) for k, v in pairs]
+            # Go ranges over a map in key order; each key written at its place.
+            pairs = sorted(yamlpos.mapping_items(node), key=lambda pair: str(pair[0].value))
+            return [(_Value(text=self.at_node(k, str(k.value))), _Value(node=v))
+                    for k, v in pairs]
         if yamlpos.is_scalar(node):
             return None
         return [(_Value(scalar=float(i)), _Value(node=item))
