@@ -327,3 +327,43 @@ spec:
     assert [t.text for t in launch.args] == ["--model=org/m", "--max-num-seqs=16k"]
     seqs = arg(launch, "--max-num-seqs=16k")
     assert seqs.sub_span(len("--max-num-seqs=")) == Span(Pos(2, 7), Pos(2, 10))
+
+
+TPL_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          args:
+            {{- include "llm.args" . | nindent 12 }}
+"""
+TPL_VALUES = """\
+image:
+  repository: vllm/vllm-openai
+  tag: v0.32.0
+model: org/m
+args:
+  - --model={{ .Values.model }}
+  - --max-num-seqs=16k
+"""
+
+
+def test_values_rendered_with_tpl_keep_their_places(tmp_path: Path) -> None:
+    path = chart(tmp_path, TPL_TEMPLATE, TPL_VALUES)
+    (tmp_path / "chart" / "templates" / "_helpers.tpl").write_text(
+        '{{- define "llm.args" -}}\n{{- range .Values.args }}\n- {{ tpl . $ | quote }}\n'
+        '{{- end }}\n{{- end }}\n', "utf-8")
+    [launch] = launches(path)
+    model = arg(launch, "--model=org/m")
+    assert model.pos(0) == Pos(6, 5) and model.pos(len("--model=")) == Pos(4, 8)
+    assert model.gathered
+    assert arg(launch, "--max-num-seqs=16k").span == Span(Pos(7, 5), Pos(7, 23))
+    # The template's own reading, all of whose words the values file holds, is anchored at the
+    # container's image in the template, its words borrowed.
+    template = tmp_path / "chart" / "templates" / "deployment.yaml"
+    [own] = launches(template)
+    assert own.anchor.start == Pos(8, 49) and own.borrowed_at == BORROWED

@@ -198,11 +198,18 @@ class Placement:
     def span(self, span: Span) -> Span:
         """The span from its first character's place to just after the last character of it
         that the values file holds."""
-        start = self.of(span.start)
-        if start is None:
-            return Span(BORROWED, BORROWED)
         first, stop = self.rendered.offset(span.start), self.rendered.offset(span.end)
         origins = self.origins
+        start = self.of(span.start)
+        if start is None:
+            # The first of its characters this file holds (``{{ .Values.image.repository
+            # }}:{{ .Values.image.tag }}`` placed in the template: the ``:``).
+            held = next((o for o in range(first, min(stop, len(origins))) if origins[o] >= 0),
+                        None)
+            if held is None:
+                return Span(BORROWED, BORROWED)
+            start = self.values.pos(origins[held])
+            first = held
         for offset in range(min(stop, len(origins)) - 1, first, -1):
             if origins[offset] >= 0:
                 last = self.values.pos(origins[offset])
@@ -232,8 +239,10 @@ class Placement:
         image = moved.deployment.image
         if not used and image is not None and image.span.start != BORROWED:
             used.append(image.span.start)
+        if not used and moved.anchor.start == BORROWED:
+            return None  # nothing of it is this file's
         if not used:
-            return None
+            used.append(moved.anchor.start)  # a container whose every word another file holds
         anchor = moved.anchor
         if anchor.start == BORROWED:
             first = min(used)

@@ -323,12 +323,16 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         found.extend(_chart_values(reader, document, 0, consumed, set()))
     for document in documents:
         found.extend(reader.walk(document, 0))
-    own, used = _own_templates(path, text, documents) if "{{" not in text else ([], set())
+    own, used = _own_templates(path, text, documents if "{{" not in text else None)
     for document in documents:
         chart_templates.mark_used(document, used, consumed)
         found.extend(_values(reader, document, None, 0, consumed))
-    if not found and not own and "{{" in text:
-        return _rendered_template(path, text)
+    if not own and "{{" in text and all(not i.args and not i.keywords for i in found):
+        # Nothing read as written, or only images whose arguments are all the templates' own
+        # (``args: {{- include "vllm.args" . | nindent 12 }}``): the rendering says more.
+        rendered = _rendered_template(path, text)
+        if rendered and (not found or any(i.args or i.keywords for i in rendered)):
+            return rendered
     return [*(_restore(invocation, unresolved) for invocation in found), *own]
 
 
@@ -368,14 +372,22 @@ def _read_rendering(
 
 
 def _own_templates(
-    path: str, text: str, documents: Sequence[Node]
+    path: str, text: str, documents: Sequence[Node] | None
 ) -> tuple[list[Invocation], set[int]]:
     """The launches a chart's own templates write from its ``values.yaml`` (``path``), placed
     in it (``vlint.extract.chart_templates``), and the offsets of the values they use (none
-    when ``path`` is not a chart's values)."""
+    when ``path`` is not a chart's values).  ``documents`` are the file's, None when it holds
+    ``{{`` (strings the templates give to ``tpl``): it is then parsed as written."""
     used: set[int] = set()
     chart = chart_templates.chart_of_values(path)
-    if chart is None or len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
+    if chart is None:
+        return [], used
+    if documents is None:
+        try:
+            documents = yamlpos.parse_documents(text)
+        except Unparsable:
+            return [], used
+    if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
         return [], used
     meta = chart_values.chart_document(chart, path)
     named = chart_templates.named_templates(chart, path)

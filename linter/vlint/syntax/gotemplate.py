@@ -18,8 +18,9 @@ holding an action not read is unknown); fields of ``.Values``,
 functions ``default``, ``required``, ``quote``, ``squote``, ``toString``, ``int``, ``int64``,
 ``trim``, ``lower``, ``upper``, ``printf`` (``%s``, ``%v``, ``%d``), ``toYaml``, ``toJson``,
 ``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``, ``list``,
-``index``, ``hasKey``, ``ternary``.  Anything else
-(``.Release``, ``.Capabilities``, ``tpl``, ``lookup``, ...) is unknown.  An
+``index``, ``hasKey``, ``ternary``, ``tpl`` (a value rendered as a template, its own
+characters at their places).  Anything else (``.Release``, ``.Capabilities``, ``lookup``, ...)
+is unknown.  An
 unknown value in a condition takes its first branch (as ``vlint.extract.helm.mask`` reads a
 template); one that writes YAML structure (a pipeline ending in ``toYaml``, ``indent`` or
 ``nindent``, or ``include``) writes nothing and the rendering is marked ``incomplete``; any other
@@ -282,6 +283,7 @@ class _Renderer:
         self.steps = 0
         self.defines: Mapping[str, Define] = {}
         self.includes = 0  # nested include depth
+        self.base: tuple[int, ...] | None = None  # the origins of a ``tpl`` template's text
 
     # -- blocks ---------------------------------------------------------------------------
 
@@ -293,7 +295,12 @@ class _Renderer:
         while index < last:
             piece = pieces[index]
             if not isinstance(piece, _Action):
-                self.emit(_written(self.template[piece[0]:piece[1]]), piece[0])
+                chars = self.template[piece[0]:piece[1]]
+                if self.base is not None:
+                    # ``tpl``: the template is a value, its own characters at their places.
+                    self.emit(Text(chars, self.base[piece[0]:piece[1]]), piece[0])
+                else:
+                    self.emit(_written(chars), piece[0])
                 index += 1
                 continue
             self.step()
@@ -402,6 +409,25 @@ class _Renderer:
         inner.includes = self.includes + 1
         try:
             inner.block(define.pieces, define.first, define.last, dot, {}, 0)
+        finally:
+            self.steps = inner.steps
+        if inner.incomplete or UNKNOWN in inner.origins:
+            raise _Unknown
+        return Text("".join(inner.chars), tuple(inner.origins))
+
+    def tpl(self, text: Text, dot: _Value) -> Text:
+        """Sprig's ``tpl``: a string (a value) rendered as a template with ``dot``; its own
+        characters keep their places, its actions give theirs."""
+        if "{{" not in text.chars:
+            return text
+        pieces = _lex(text.chars)
+        if pieces is None or self.includes >= _MAX_INCLUDES:
+            raise _Unknown
+        inner = _Renderer(text.chars, self.values, self.source, self.chart)
+        inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
+        inner.includes, inner.base = self.includes + 1, text.origins
+        try:
+            inner.block(pieces, 0, len(pieces), dot, {}, 0)
         finally:
             self.steps = inner.steps
         if inner.incomplete or UNKNOWN in inner.origins:
@@ -579,6 +605,8 @@ class _Renderer:
             return _Value(text=self.json(args[0]))
         if name == "include" and len(args) == 2:
             return _Value(text=self.include(self.printed(args[0]).chars, args[1]))
+        if name == "tpl" and len(args) == 2:
+            return _Value(text=self.tpl(self.printed(args[0]), args[1]))
         if name == "list":
             return _Value(items=tuple(args))
         if name == "index" and len(args) >= 2:
