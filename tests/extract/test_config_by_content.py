@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from vlint.discover import kind_of, vllm_config_by_content
+from vlint.engine.lint import lint
 from vlint.extract.vllm_config import extract
+from vlint.settings import Settings
 
 
 @pytest.mark.parametrize("text", [
@@ -47,3 +52,17 @@ def test_a_file_claimed_by_content_is_read_as_its_settings() -> None:
     (found,) = extract("settings.yaml", text)
     assert [t.text for t in found.args] == ["--model", "m", "--max-model-len", "8192",
                                             "--enforce-eager"]
+
+
+def test_a_config_mounted_into_the_container_is_the_launchs_config(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "config.yaml").write_text("max-num-seqs: 16k\nserved-model-name: chat\n", "utf-8")
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.21.0\n"
+        "    volumes:\n      - ./config.yaml:/app/config.yaml:ro\n"
+        "    command: [\"--model\", \"org/m\", \"--config\", \"/app/config.yaml\"]\n", "utf-8")
+    report = lint([str(tmp_path)], Settings())
+    seen = {(os.path.basename(f.path), f.code) for f in report.findings}
+    # Read as the config of the compose launch (its release, 0.21.0), not as a launch with no
+    # model before --served-model-name.
+    assert ("config.yaml", "VL203") in seen and ("config.yaml", "VL108") not in seen

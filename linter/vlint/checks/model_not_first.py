@@ -5,7 +5,8 @@
 Why is this bad?
     Before parsing, ``vllm serve`` refuses this combination with ``ValueError: model should be
     provided as the first positional argument`` (unless ``--config`` supplies the model).  The
-    server does not start.
+    server does not start.  A vLLM ``--config`` file is not reported: the command that names it
+    may give the model first.
 
 Example
     ``vllm serve --served-model-name chat --tensor-parallel-size 2``
@@ -35,6 +36,8 @@ RULE = Rule(code="VL108", name="model-not-first", severity="error", since="0.1.0
 
 
 def check(context: Context) -> Iterator[Finding]:
+    if not context.resolution.invocation.args_complete:
+        return  # a ``--config`` file: the command that names it may give the model first
     for error in context.resolution.rewrite_errors:
         if error.kind == "model-not-first":
             yield context.finding(

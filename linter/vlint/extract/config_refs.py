@@ -18,17 +18,44 @@ KIND = "vllm-config"
 
 
 def referenced(invocation: Invocation, referrer: str) -> str | None:
-    """The file an invocation's ``--config FILE`` names, relative to the referencing file."""
+    """The file an invocation's ``--config FILE`` names, relative to the referencing file; a
+    path inside the container that a mount of the launch maps to a host path
+    (``./config.yaml:/app/config.yaml`` and ``--config /app/config.yaml``) is that host file."""
     args = invocation.args
     for index, token in enumerate(args[:-1]):
         if token.text == "--config" and args[index + 1].literal:
             name = args[index + 1].text
             if not name.endswith((".yaml", ".yml")):
                 return None
+            mounted = _mounted(invocation, name)
+            if mounted is not None:
+                name = mounted
             if os.path.isabs(name):
                 return name
-            return os.path.join(os.path.dirname(referrer), name)
+            return os.path.normpath(os.path.join(os.path.dirname(referrer), name))
     return None
+
+
+def _mounted(invocation: Invocation, path: str) -> str | None:
+    """The host path a container path is at, through the launch's bind mounts (the longest
+    mount target that holds it); None when no mount says (a named volume, no mount)."""
+    best: tuple[int, str] | None = None
+    for mount in invocation.deployment.volumes:
+        target, source = mount.target.value, mount.source.value if mount.source else None
+        if target is None or source is None or not source.startswith((".", "/", "~")):
+            continue
+        target = target.rstrip("/") or "/"
+        if path == target:
+            candidate = source
+        elif path.startswith(target.rstrip("/") + "/"):
+            candidate = os.path.join(source, path[len(target.rstrip("/")) + 1:])
+        else:
+            continue
+        if best is None or len(target) > best[0]:
+            best = (len(target), candidate)
+    if best is None or best[1].startswith("~"):
+        return None
+    return best[1]
 
 
 
