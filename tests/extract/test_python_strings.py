@@ -204,3 +204,10 @@ def test_self_doubling_strings_stay_bounded() -> None:
     found = extract("serve.py", text)
     assert time.monotonic() - started < 30
     assert [args(invocation) for invocation in found] == [["m2"]]
+
+
+def test_a_command_line_split_at_single_spaces_is_read() -> None:
+    text = ('import subprocess\n'
+            'subprocess.Popen("vllm serve m --max-model-len=4096".split(" "))\n')
+    [launch] = extract("a.py", text)
+    assert [t.text for t in launch.args] == ["m", "--max-model-len=4096"]

@@ -287,3 +287,13 @@ def test_an_sbatch_wrap_string_is_the_jobs_command() -> None:
     assert [token.text for token in invocation.args] == ["m", "--tensor-parallel-size", "2"]
     assert invocation.deployment.gpus is not None and invocation.deployment.gpus.value == 2
     assert extract("run.sh", "sbatch job.sbatch\n") == []
+
+
+def test_assignments_after_a_wrapper_in_a_variable_are_its_environment() -> None:
+    line = 'exec "${OFFLINE[@]}" VLLM_USE_V1=1 vllm serve m --port 1'
+    invocation = only(line)
+    assert invocation.anchor == columns(line, "vllm serve")
+    value = line.index("=1 ") + 2
+    assert invocation.env["VLLM_USE_V1"].text == "1"
+    assert invocation.env["VLLM_USE_V1"].span == Span(Pos(1, value), Pos(1, value + 1))
+    assert invocation.env_names["VLLM_USE_V1"] == columns(line, "VLLM_USE_V1")

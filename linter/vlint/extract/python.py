@@ -284,7 +284,8 @@ def _called_name(node: ast.expr) -> str | None:
 
 
 def _is_split(node: ast.Call) -> bool:
-    """``text.split()``: white space splits (a separator argument is not read)."""
+    """``text.split()``, and ``text.split(" ")``: white space splits (a command line written
+    with single spaces splits the same at ``" "``; another separator is not read)."""
     return (
         isinstance(node.func, ast.Attribute)
         and node.func.attr == "split"
@@ -292,7 +293,7 @@ def _is_split(node: ast.Call) -> bool:
         and (
             not node.args
             or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                and node.args[0].value is None)
+                and node.args[0].value in (None, " "))
         )
     )
 

@@ -431,8 +431,13 @@ def unwrap(words: Sequence[Token], env: dict[str, Token], names: dict[str, Span]
         word = result.words[result.start]
         following = result.words[result.start + 1:result.start + 2]
         if is_expansion(word) and following and not following[0].text.startswith("-"):
-            # `$LAUNCHER vllm serve`: a wrapper held in a variable.
+            # `$LAUNCHER vllm serve`: a wrapper held in a variable.  `"${ENV[@]}" A=1 vllm
+            # serve` (the array holding `env`): the NAME=VALUE words after it are env's.
             result.start += 1
+            while result.start < len(result.words) - 1 and \
+                    _is_assignment(result.words[result.start].text):
+                _environment("env", (), [result.words[result.start]], env, names)
+                result.start += 1
             continue
         program = basename(word.text)
         candidates = WRAPPERS.get(program)
