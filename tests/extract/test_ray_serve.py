@@ -207,3 +207,16 @@ def test_aliases_do_not_expand_without_bound() -> None:
 ])
 def test_claims(text: str, kind: str | None) -> None:
     assert kind_of("serve.yaml", text.encode()) == kind
+
+
+def test_an_applications_args_named_as_vllms_options_are_its_command_line() -> None:
+    text = ("applications:\n  - name: llm\n    import_path: serve:model\n    args:\n"
+            "      model: org/m\n      tensor-parallel-size: 2\n      max_num_seqs: 16k\n"
+            "  - name: other\n    import_path: app:main\n    args:\n"
+            "      model: org/m\n      temperature: 0.2\n")
+    [launch] = extract("serve_config.yaml", text)
+    assert launch.entry == "api_server"
+    assert [t.text for t in launch.args] == [
+        "--model", "org/m", "--tensor-parallel-size", "2", "--max_num_seqs", "16k"]
+    flag = launch.args[2]
+    assert flag.unwritten == 2 and flag.sub_span(2) == Span(Pos(6, 7), Pos(6, 27))

@@ -118,6 +118,36 @@ class Reader:
                 found = self.llm_config(config, target)
                 if found is not None:
                     yield found
+            if not configs:
+                command = self.cli_args(args, target)
+                if command is not None:
+                    yield command
+
+    def cli_args(self, args: Node, target: str | None) -> Invocation | None:
+        """An application of its own (KubeRay's vLLM sample, ``import_path: serve:model``)
+        whose ``args`` are vLLM's command-line options by name (``model: ...``,
+        ``tensor-parallel-size: 2``), which its ``build_app`` hands to vLLM's parser as
+        ``--KEY VALUE`` (``vlint.extract.python_cli_dict`` reads that side): the API server's
+        arguments.  Read only when there are two keys or more and every one is an option of
+        ``vllm serve`` in some release (``model``, ``tensor_parallel_size`` too)."""
+        items = yamlpos.mapping_items(args)
+        known = catalog.option_lifetimes("serve")
+        if len(items) < 2 or not all(
+                "--" + str(key.value).replace("_", "-") in known for key, _ in items):
+            return None
+        words: list[Token] = []
+        for key, value in items:
+            name = self.scalar_token(key)
+            start = name.pos(0)
+            words.append(Token("--" + name.text, (start, start, *name.positions), unwritten=2))
+            if yamlpos.is_scalar(value) and not yamlpos.is_null(value):
+                words.append(self.scalar_token(value))
+            elif yamlpos.sequence_items(value):
+                words.extend(t for t in map(self.token, yamlpos.sequence_items(value)) if t)
+            else:
+                return None  # a nested mapping: written as JSON by whatever reads it
+        return Invocation(self.path, self.origin, "cli", self.node_span(args),
+                          entry="api_server", args=tuple(words), target=target)
 
     # -- one LLMConfig ----------------------------------------------------------------------
 
