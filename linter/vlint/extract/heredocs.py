@@ -185,7 +185,7 @@ def _read(
     try:
         documents = yamlpos.parse_documents(body.text)
         found = kubernetes.extract_documents(path, source, documents, kubernetes.KIND,
-                                             unresolved)
+                                             unresolved, substituted=False)
     except Unparsable:
         return []  # not YAML as written (a template the shell fills): nothing to read
     move = _mover(body, locate)

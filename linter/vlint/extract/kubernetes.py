@@ -114,9 +114,14 @@ def _untab_trailing_blanks(text: str) -> str:
 
 
 def extract_documents(
-    path: str, source: SourceIndex, documents: Sequence[Node], kind: str, unresolved: Unresolved
+    path: str, source: SourceIndex, documents: Sequence[Node], kind: str, unresolved: Unresolved,
+    *, substituted: bool = True,
 ) -> list[Invocation]:
+    """The launches of parsed manifests; ``substituted`` is false for a manifest no tool
+    rewrites before Kubernetes reads it (a heredoc the script hands straight to ``kubectl
+    apply -f -``): a ``${VAR}`` there reaches the container as written."""
     reader = _Reader(path, source, kind, unresolved)
+    reader.substituted = substituted
     for document in documents:
         reader.note_runtime(document)
     found: list[Invocation] = []
@@ -157,6 +162,8 @@ class _Reader:
         self.budget = Budget()
         # Scalars read already: an alias repeats its node (20,000 aliases of one argument).
         self.tokens: dict[int, Token | None] = {}
+        # Whether a ``${VAR}`` may be substituted before Kubernetes reads the manifest.
+        self.substituted = True
 
     def note_runtime(self, document: Node) -> None:
         if yamlpos.mapping_node(document) is None:
@@ -191,7 +198,7 @@ class _Reader:
         # (Only a Helm template has unresolved places; a manifest's scalars stay unpositioned.)
         if self.unresolved and any(p in self.unresolved for p in token.positions[:-1]):
             return token.with_text(token.text, literal=False)
-        if _SUBSTITUTION.search(token.text):
+        if self.substituted and _SUBSTITUTION.search(token.text):
             # ``"${VLLM_MAX_MODEL_LEN}"``: Kubernetes expands only ``$(VAR)``; a ``${VAR}`` is
             # left for a tool run before ``kubectl apply`` (envsubst, Flux's postBuild, a CI
             # step), so the value is not known.
