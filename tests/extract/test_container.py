@@ -475,3 +475,16 @@ def test_an_image_variable_named_for_vllm_with_unresolved_arguments_is_a_launch(
     # is not read as vLLM's server.
     assert launches("docker run $IMAGE $ARGS\n") == []
     assert launches("docker run $VLLM_IMAGE --concurrency 8 $ARGS\n") == []
+
+
+@pytest.mark.parametrize("image", ["intel/vllm:latest", "rocm/vllm:latest",
+                                   "nvcr.io/nvidia/vllm:25.08-py3"])
+def test_a_vendors_vllm_image_runs_the_command_it_is_given(image: str) -> None:
+    # Built on its own entry point (a shell, nvidia_entrypoint.sh), not vLLM's Dockerfile's:
+    # `vllm serve m` there is a command, not a repeated entry point (no VL401).
+    [launch] = launches(f"docker run --rm {image} vllm serve org/m --port 1\n")
+    assert launch.repeated_entry == ()
+    assert [t.text for t in launch.args] == ["org/m", "--port", "1"]
+    # Given only vLLM's options, such an image still runs the server with them.
+    [server] = launches(f"docker run --rm {image} --model org/m --port 1\n")
+    assert [t.text for t in server.args] == ["--model", "org/m", "--port", "1"]

@@ -29,7 +29,15 @@ API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 DEMO_SERVER_MODULE = "vllm.entrypoints.api_server"
 LATEST = "latest"
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
-_SERVER_IMAGE = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
+# vLLM's own server images (``vllm/vllm-openai``, ``vllm/vllm-openai-rocm``, mirrors of them under
+# any registry): their ENTRYPOINT is the one the catalog records from vLLM's Dockerfile.  A
+# vendor's image named ``vllm`` (``rocm/vllm``, ``nvcr.io/nvidia/vllm``, ``intel/vllm``) is
+# built on its own entry point (a shell, ``nvidia_entrypoint.sh``), so it is not one: whether
+# it runs the server with given words is ``runs_server``'s call.
+_SERVER_IMAGE = re.compile(r"(^|/)vllm-openai(-[a-z0-9]+)?(:|@|$)")
+# An image whose repository is named vLLM (its own, a vendor's, a team's): one the target note
+# speaks of when its tag names no release.
+_VLLM_REPOSITORY = re.compile(r"(^|/)(vllm-openai(-[a-z0-9]+)?|vllm)(:|@|$)")
 _RELEASE_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)(?:[-+].*)?$")
 _HUB_PREFIXES = ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
 # The first part of a reference names a registry when it has a dot or a port, or is localhost.
@@ -128,7 +136,7 @@ def unversioned_note(image: str) -> str | None:
         return None
     reference = parse_reference(image)
     entry = repository_entry(reference.repository)
-    if entry is None and not is_server_image(image):
+    if entry is None and not _VLLM_REPOSITORY.search(reference.repository + ":"):
         return None
     shown = reference.repository
     if entry is None:
