@@ -354,3 +354,46 @@ def test_workflow_engines_containers_and_scripts() -> None:
     assert script.args[-1].span == Span(Pos(19, 31), Pos(19, 35))
     assert tekton.args[-1].span == Span(Pos(30, 29), Pos(30, 33))
     assert tekton.target == "0.9.2"
+
+
+CONFIGURED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: vllm-config}
+data:
+  MODEL: org/m
+  ARGS: "--max-num-seqs 16k --port 8000"
+  HF_HOME: /cache
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.9.2
+          command: ["/bin/sh", "-c"]
+          args: ["vllm serve $(MODEL) $(ARGS)"]
+          envFrom:
+            - configMapRef: {name: vllm-config}
+          env:
+            - name: MODEL
+              valueFrom:
+                configMapKeyRef: {name: vllm-config, key: MODEL}
+            - name: TOKEN
+              valueFrom:
+                secretKeyRef: {name: hf, key: token}
+"""
+
+
+def test_a_config_map_of_the_same_file_gives_its_values() -> None:
+    [launch] = extract("vllm.yaml", CONFIGURED)
+    assert [t.text for t in launch.args] == ["org/m", "--max-num-seqs", "16k", "--port", "8000"]
+    # (An expanded $(VAR) is placed where the reference is written, as for env values.)
+    assert launch.args[2].span.start.line == 19 and launch.args[2].literal
+    assert launch.env["HF_HOME"].text == "/cache" and not launch.env["TOKEN"].literal
+    assert not launch.env_unknown
+    other = CONFIGURED.replace("configMapRef: {name: vllm-config}", "secretRef: {name: s}")
+    assert extract("vllm.yaml", other)[0].env_unknown

@@ -124,6 +124,7 @@ def extract_documents(
     reader.substituted = substituted
     for document in documents:
         reader.note_runtime(document)
+        reader.note_config_map(document)
     found: list[Invocation] = []
     for document in documents:
         found.extend(reader.custom_resource(document))
@@ -164,6 +165,8 @@ class _Reader:
         self.tokens: dict[int, Token | None] = {}
         # Whether a ``${VAR}`` may be substituted before Kubernetes reads the manifest.
         self.substituted = True
+        # The ``data`` of this file's ConfigMaps, by name.
+        self.config_maps: dict[str, Node] = {}
 
     def note_runtime(self, document: Node) -> None:
         if yamlpos.mapping_node(document) is None:
@@ -246,8 +249,10 @@ class _Reader:
             elif value_node is not None and yamlpos.is_null(value_node):
                 value = Token("", (end,))
             else:
-                # valueFrom (a secret, a config map, a field): known only at run time.
-                value = Token("", (end,), literal=False)
+                # valueFrom: a key of a ConfigMap of this file is its value there; a secret, a
+                # field or another file's config map is known only at run time.
+                value = self.config_map_value(yamlpos.mapping_get(item, "valueFrom")) or \
+                    Token("", (end,), literal=False)
             env[name.text] = deployment.named(name, value)
             values[name.text] = value
         if yamlpos.mapping_node(node) is not None:
@@ -257,6 +262,64 @@ class _Reader:
                 if value is not None and key_token is not None:
                     env[key_token.text] = deployment.named(key_token, value)
         return env
+
+    def config_map_value(self, node: Node | None) -> Token | None:
+        """``valueFrom.configMapKeyRef`` of a ConfigMap in this file: that key's value at its
+        place in the ConfigMap's ``data`` (the kubelet reads it there when the pod starts;
+        https://kubernetes.io/docs/concepts/configuration/configmap/); None otherwise."""
+        ref = yamlpos.mapping_get(node, "configMapKeyRef") \
+            if node is not None and yamlpos.mapping_node(node) is not None else None
+        if ref is None or yamlpos.mapping_node(ref) is None:
+            return None
+        name = self.token(yamlpos.mapping_get(ref, "name"))
+        key = self.token(yamlpos.mapping_get(ref, "key"))
+        data = self.config_maps.get(name.text) if name is not None and name.literal else None
+        if data is None or key is None or not key.literal:
+            return None
+        return self.token(yamlpos.mapping_get(data, key.text))
+
+    def env_from(self, node: Node | None) -> tuple[dict[str, EnvVar], bool]:
+        """The variables ``envFrom`` gives from this file's ConfigMaps (every key, with its
+        ``prefix``), and whether that is all it gives (no secret, no other file's map)."""
+        variables: dict[str, EnvVar] = {}
+        if node is None:
+            return variables, True
+        complete = True
+        for item in yamlpos.sequence_items(node):
+            ref = yamlpos.mapping_get(item, "configMapRef") \
+                if yamlpos.mapping_node(item) is not None else None
+            name = self.token(yamlpos.mapping_get(ref, "name")) \
+                if ref is not None and yamlpos.mapping_node(ref) is not None else None
+            data = self.config_maps.get(name.text) if name is not None and name.literal else None
+            if data is None:
+                complete = False
+                continue
+            prefix = self.token(yamlpos.mapping_get(item, "prefix"))
+            lead = prefix.text if prefix is not None and prefix.literal else ""
+            for key, value in yamlpos.mapping_items(data):
+                key_token, value_token = self.token(key), self.token(value)
+                if key_token is not None and value_token is not None:
+                    named = lead + key_token.text
+                    variables[named] = EnvVar(named, value_token, key_token.span)
+        if yamlpos.is_scalar(node) and not yamlpos.is_null(node) or \
+                yamlpos.mapping_node(node) is not None:
+            complete = False  # not a list: not what the kubelet reads
+        return variables, complete
+
+    def note_config_map(self, document: Node) -> None:
+        """Remember a ConfigMap's ``data`` by its name (one file's; the last one of a name)."""
+        if yamlpos.mapping_node(document) is None:
+            return
+        kind = self.token(yamlpos.mapping_get(document, "kind"))
+        metadata = yamlpos.mapping_get(document, "metadata")
+        data = yamlpos.mapping_get(document, "data")
+        if kind is None or kind.text != "ConfigMap" or metadata is None or data is None:
+            return
+        if yamlpos.mapping_node(metadata) is None or yamlpos.mapping_node(data) is None:
+            return
+        name = self.token(yamlpos.mapping_get(metadata, "name"))
+        if name is not None and name.literal:
+            self.config_maps[name.text] = data
 
     # -- the container's deployment facts -------------------------------------------------
 
@@ -585,7 +648,9 @@ class _Reader:
         image_token = self.token(yamlpos.mapping_get(node, "image"))
         image = image_token.text if image_token is not None and image_token.literal else None
         server_image = image is not None and is_server_image(image)
-        variables = {**self.env(yamlpos.mapping_get(node, "env")), **(more_env or {})}
+        from_maps, env_complete = self.env_from(yamlpos.mapping_get(node, "envFrom"))
+        variables = {**from_maps, **self.env(yamlpos.mapping_get(node, "env")),
+                     **(more_env or {})}
         env = {name: variable.value for name, variable in variables.items()}
         command = self.words(yamlpos.mapping_get(node, "command"))
         args = self.words(yamlpos.mapping_get(node, "args"))
@@ -601,7 +666,7 @@ class _Reader:
             self.facts(node, pod),
             image=deployment.image(image_token) if image is not None and image_token else None,
             env=variables,
-            env_complete=yamlpos.mapping_get(node, "envFrom") is None,
+            env_complete=env_complete,
         )
 
         def finish(found: Sequence[Invocation]) -> list[Invocation]:
