@@ -191,3 +191,12 @@ def test_a_code_span_that_names_only_a_flag_is_prose() -> None:
     named = "Run `vllm serve --model org/m --port 8000` and wait.\n"
     (found,) = extract("a.md", named)
     assert [t.text for t in found.args] == ["--model", "org/m", "--port", "8000"]
+
+
+def test_a_compose_service_shown_without_services_is_read_as_compose() -> None:
+    text = ("```yaml\nvllm:\n  image: vllm/vllm-openai:v0.9.2\n  command:\n"
+            "    - --model\n    - org/m\n    - --max-num-seqs\n    - 16k\n```\n")
+    (found,) = extract("a.md", text)
+    assert found.origin == ("markdown", "compose") and found.target == "0.9.2"
+    assert arg(found, "16k").span == Span(Pos(8, 7), Pos(8, 10))
+    assert extract("a.md", "```yaml\nlogging:\n  level: debug\n  file: vllm.log\n```\n") == []

@@ -65,6 +65,7 @@ from vlint.extract import compose, dockerfile, helm, kubernetes, launcher, pytho
 from vlint.extract.deployment import enclosed
 from vlint.extract.nested import Embedded, ExtractContext, Extractor, embedded, relocate
 from vlint.model import Invocation
+from vlint.syntax import yamlpos
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -404,6 +405,8 @@ def _block(path: str, language: str, block: Embedded, context: ExtractContext) -
             return _shell(path, _cmd(block), context)
         if language in _YAML:
             kind = _yaml_kind(path, block.text)
+            if kind is None and _compose_services(block.text):
+                return _nested(path, compose.KIND, _under_services(block), context)
             return _nested(path, kind, block, context) if kind else []
         if language in _DOCKERFILE:
             return _nested(path, "dockerfile", block, context)
@@ -463,6 +466,35 @@ def _yaml_kind(path: str, text: str) -> str | None:
 
 
 _CONTAINERS = re.compile(rb"^\s*(init)?[cC]ontainers:[ \t]*(#.*)?$", re.MULTILINE)
+# The keys of a compose service that say what it runs or how
+# (https://docs.docker.com/reference/compose-file/services/).
+_SERVICE_KEYS = frozenset({"command", "entrypoint", "environment", "ports", "deploy", "volumes"})
+
+
+def _compose_services(text: str) -> bool:
+    """A fragment of a compose file that shows its services without ``services:`` (``vllm:
+    {image: ..., command: ...}``): a mapping each of whose values is a mapping, one of them
+    with ``image:`` (or ``build:``) and a key only a service has."""
+    documents = yamlpos.compose_documents(text)
+    if not documents or len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
+        return False
+    services = [value for _, value in yamlpos.mapping_items(documents[0])]
+    if not services or any(yamlpos.mapping_node(v) is None for v in services):
+        return False
+    return any(
+        (yamlpos.mapping_get(v, "image") is not None or yamlpos.mapping_get(v, "build") is not None)
+        and any(yamlpos.mapping_get(v, key) is not None for key in _SERVICE_KEYS)
+        for v in services
+    )
+
+
+def _under_services(block: Embedded) -> Embedded:
+    """The fragment as the compose file it is part of: a ``services:`` line before it, each of
+    its lines indented under it (two characters every position is moved back by)."""
+    rows = [(block.lines[0], 0, "services:")]
+    for line, shift, content in zip(block.lines, block.shifts, block.text.split("\n")):
+        rows.append((line, shift - 2, "  " + content if content else content))
+    return embedded(rows)
 
 
 def _holds_a_command(text: str, untagged: bool) -> bool:
