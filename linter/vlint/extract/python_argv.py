@@ -24,6 +24,8 @@ from typing import Literal
 
 MAX_STEPS = 256
 MAX_ELEMENTS = 4096
+MAX_FOLLOWED = 64
+MAX_VISITED = 20_000  # statements looked at (and walked) while following, in one module
 _MAX_CONDITION = 60
 
 
@@ -60,8 +62,13 @@ def lists_in(node: ast.expr) -> Iterator[ast.List]:
 
 def built_lists(tree: ast.Module) -> dict[int, Built]:
     """Every list assigned to a name and built on after, by the ``id`` of its first list node;
-    and every ``+`` join of list literals, by the ``id`` of its ``BinOp``."""
+    and every ``+`` join of list literals, by the ``id`` of its ``BinOp``.  At most
+    ``MAX_FOLLOWED`` assignments are followed in a module, over at most ``MAX_VISITED``
+    statements in all (each reads the statements after it): past them a list is read as
+    written, its steps not."""
     found: dict[int, Built] = {}
+    followed = 0
+    seen = _Seen()
     for body in _bodies(tree):
         for index, statement in enumerate(body):
             if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
@@ -70,12 +77,21 @@ def built_lists(tree: ast.Module) -> dict[int, Built]:
             elements = joined(statement.value)
             if elements is None:
                 continue
+            if not _names_a_program(elements) or followed >= MAX_FOLLOWED:
+                continue  # (a list that starts no program is no argv; reading on costs time)
+            followed += 1
             name = statement.targets[0].id
             built = Built([(element, None) for element in elements])
             built.consumed.update(id(n) for n in lists_in(statement.value))
-            _follow(name, body[index + 1:], None, built)
+            _follow(name, body[index + 1:], None, built, seen)
             found[id(statement.value)] = built
     return found
+
+
+def _names_a_program(elements: list[ast.expr]) -> bool:
+    """Whether a list could be a command line: its first element is a string, a name or
+    ``sys.executable`` (what ``extract.python`` reads as a program)."""
+    return bool(elements) and isinstance(elements[0], (ast.Constant, ast.Name, ast.Attribute))
 
 
 def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -91,15 +107,20 @@ def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
             yield case.body
 
 
-def _follow(name: str, statements: Sequence[ast.stmt], condition: str | None, built: Built) -> bool:
+def _follow(
+    name: str, statements: Sequence[ast.stmt], condition: str | None, built: Built,
+    seen: _Seen,
+) -> bool:
     """Add the steps on ``name`` among ``statements``; False once the name is given another
     value (reading stops)."""
     for statement in statements:
-        if len(built.elements) > MAX_ELEMENTS or len(built.consumed) > MAX_STEPS:
+        if len(built.elements) > MAX_ELEMENTS or len(built.consumed) > MAX_STEPS or \
+                seen.visited > MAX_VISITED:
             built.complete = False
             return False
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        seen.visited += 1
         step = _step(name, statement)
         if step is False:
             return False
@@ -110,18 +131,18 @@ def _follow(name: str, statements: Sequence[ast.stmt], condition: str | None, bu
             continue
         if isinstance(statement, ast.If):
             test = _condition(statement.test)
-            if not _follow(name, statement.body, _and(condition, f"if {test}"), built):
+            if not _follow(name, statement.body, _and(condition, f"if {test}"), built, seen):
                 return False
-            if not _follow(name, statement.orelse, _and(condition, f"if not {test}"), built):
+            if not _follow(name, statement.orelse, _and(condition, f"if not {test}"), built, seen):
                 return False
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
-            if _touches(name, statement):
+            if _touches(name, statement, seen):
                 built.complete = False
                 return False  # a loop adds words vlint cannot count
         elif isinstance(statement, (ast.With, ast.AsyncWith, ast.Try)):
-            if not _follow(name, statement.body, condition, built):
+            if not _follow(name, statement.body, condition, built, seen):
                 return False
-        elif _touches(name, statement):
+        elif _touches(name, statement, seen):
             return False
     return True
 
@@ -168,11 +189,27 @@ def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _touches(name: str, statement: ast.stmt) -> bool:
-    """Whether a statement not read as a step names the list (it may change it)."""
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-               for n in ast.walk(statement)) or any(
-        isinstance(n, ast.Attribute) and _is(n.value, name) for n in ast.walk(statement))
+@dataclass
+class _Seen:
+    """What following lists in one module has looked at: each statement's touched names (by
+    ``id``: walked once) and how many statements were visited."""
+
+    touched: dict[int, frozenset[str]] = field(default_factory=dict)
+    visited: int = 0
+
+
+def _touches(name: str, statement: ast.stmt, seen: _Seen) -> bool:
+    """Whether a statement not read as a step names the list (it may change it): assigns the
+    name, or uses an attribute of it."""
+    touched = seen.touched.get(id(statement))
+    if touched is None:
+        touched = frozenset(
+            n.id if isinstance(n, ast.Name) else n.value.id  # type: ignore[attr-defined]
+            for n in ast.walk(statement)
+            if (isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+            or (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)))
+        seen.touched[id(statement)] = touched
+    return name in touched
 
 
 def _condition(test: ast.expr) -> str:

@@ -28,9 +28,9 @@ is kept as written, masked, at ``UNKNOWN``.
 
 Values are typed as Helm reads them (``sigs.k8s.io/yaml``: YAML 1.1 booleans, numbers as
 ``float64``): a number prints as Go's ``%v`` prints a ``float64``, so ``1000000`` would print
-``1e+06``; numbers of six or more integer digits are unknown rather than guessed.  A value
-printed as written in the values file keeps its characters' offsets there; one Helm prints
-differently (``0.850`` as ``0.85``, ``yes`` as ``true``) is ``TEMPLATE``.
+``1e+06``; numbers of seven or more integer digits (from 1e6) are unknown rather than guessed.
+A value printed as written in the values file keeps its characters' offsets there; one Helm
+prints differently (``0.850`` as ``0.85``, ``yes`` as ``true``) is ``TEMPLATE``.
 
 Bounds: at most ``MAX_OUTPUT`` characters written, ``MAX_STEPS`` actions evaluated, ``MAX_DEPTH``
 nested blocks; beyond them ``render`` returns None.
@@ -38,6 +38,7 @@ nested blocks; beyond them ``render`` returns None.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,12 @@ class Text:
 
     def __add__(self, other: Text) -> Text:
         return Text(self.chars + other.chars, self.origins + other.origins)
+
+
+def _concat(parts: Sequence[Text]) -> Text:
+    """The texts one after the other, joined once (never a copy per piece)."""
+    return Text("".join(p.chars for p in parts),
+                tuple(origin for p in parts for origin in p.origins))
 
 
 def _written(chars: str) -> Text:
@@ -482,7 +489,9 @@ class _Renderer:
         return value
 
     def parse_pipeline(self, words: list[str], index: int, dot: _Value,
-                       scope: dict[str, _Value]) -> tuple[_Value, int]:
+                       scope: dict[str, _Value], depth: int = 0) -> tuple[_Value, int]:
+        if depth > MAX_DEPTH:
+            raise _Unknown  # ``((((...))))`` past any real template's nesting
         piped: _Value | None = None
         while True:
             operands: list[_Value] = []
@@ -490,7 +499,7 @@ class _Renderer:
             while index < len(words) and words[index] not in ("|", ")"):
                 word = words[index]
                 if word == "(":
-                    value, index = self.parse_pipeline(words, index + 1, dot, scope)
+                    value, index = self.parse_pipeline(words, index + 1, dot, scope, depth + 1)
                     if index >= len(words) or words[index] != ")":
                         raise _Unknown
                     index += 1
@@ -576,11 +585,12 @@ class _Renderer:
             return args[1]
         if name in ("quote", "squote") and args:
             quote = '"' if name == "quote" else "'"
-            parts = [self.quoted(a, quote) for a in args if a is not _NIL]
-            joined = _written("")
-            for number, part in enumerate(parts):
-                joined = joined + (_written(" ") if number else _written("")) + part
-            return _Value(text=joined)
+            parts: list[Text] = []
+            for arg in args:
+                if arg is not _NIL:
+                    parts.extend([_written(" "), self.quoted(arg, quote)] if parts else
+                                 [self.quoted(arg, quote)])
+            return _Value(text=_concat(parts))
         if name == "toString" and len(args) == 1:
             return _Value(text=self.printed(args[0]))
         if name in ("int", "int64") and len(args) == 1:
@@ -773,25 +783,25 @@ class _Renderer:
 
     def printf(self, form: _Value, args: list[_Value]) -> Text:
         pattern = self.printed(form).chars
-        out = _written("")
+        out: list[Text] = []
         queue = iter(args)
         pieces = re.split(r"(%%|%[svd])", pattern)
         for piece in pieces:
             if piece == "%%":
-                out = out + _written("%")
+                out.append(_written("%"))
             elif piece in ("%s", "%v", "%d"):
                 arg = next(queue, None)
                 if arg is None:
                     raise _Unknown
                 shown = self.integer(arg) if piece == "%d" else arg
-                out = out + self.printed(shown)
+                out.append(self.printed(shown))
             elif "%" in piece:
                 raise _Unknown
             else:
-                out = out + _written(piece)
+                out.append(_written(piece))
         if next(queue, None) is not None:
             raise _Unknown
-        return out
+        return _concat(out)
 
     def indented(self, value: _Value, width: _Value, new_line: bool) -> Text:
         count = self.plain(width)
@@ -799,12 +809,15 @@ class _Renderer:
             raise _Unknown
         pad = _written(" " * int(count))
         text = self.printed(value)
-        out = _written("\n") + pad if new_line else pad
-        for char, origin in zip(text.chars, text.origins, strict=True):
-            out = out + Text(char, (origin,))
+        out = [_written("\n"), pad] if new_line else [pad]
+        start = 0
+        for index, char in enumerate(text.chars):
             if char == "\n":
-                out = out + pad
-        return out
+                out.extend([Text(text.chars[start:index + 1], text.origins[start:index + 1]),
+                            pad])
+                start = index + 1
+        out.append(Text(text.chars[start:], text.origins[start:]))
+        return _concat(out)
 
     def yaml(self, value: _Value, depth: int) -> Text:
         """Sprig's ``toYaml`` of a values subtree (block style, Go's yaml.v2 layout for plain
@@ -812,10 +825,10 @@ class _Renderer:
         if depth > MAX_DEPTH:
             raise _TooBig
         lines = self.yaml_lines(value, depth)
-        out = _written("")
-        for number, line in enumerate(lines):
-            out = out + (_written("\n") if number else _written("")) + line
-        return out
+        out: list[Text] = []
+        for line in lines:
+            out.extend([_written("\n"), line] if out else [line])
+        return _concat(out)
 
     def yaml_lines(self, value: _Value, depth: int) -> list[Text]:
         self.step()
@@ -862,11 +875,13 @@ class _Renderer:
         if node is not None and not yamlpos.is_scalar(node):
             if yamlpos.mapping_node(node) is not None:
                 raise _Unknown
-            out = _written("[")
+            out = [_written("[")]
             for number, item in enumerate(yamlpos.sequence_items(node)):
-                comma = _written(",") if number else _written("")
-                out = out + comma + self.json(_Value(node=item))
-            return out + _written("]")
+                if number:
+                    out.append(_written(","))
+                out.append(self.json(_Value(node=item)))
+            out.append(_written("]"))
+            return _concat(out)
         scalar = self.plain(value)
         if isinstance(scalar, str):
             return self.quoted(value, '"')
@@ -956,6 +971,8 @@ def _go_scalar(scalar: object) -> str:
     if isinstance(scalar, float):
         if scalar != scalar or scalar in (float("inf"), float("-inf")):
             raise _Unknown
+        if scalar == 0:
+            return "-0" if math.copysign(1.0, scalar) < 0 else "0"
         if scalar == int(scalar) and abs(scalar) < 1e6:
             return str(int(scalar))
         if abs(scalar) >= 1e6 or (scalar != 0 and abs(scalar) < 1e-4):
