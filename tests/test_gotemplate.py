@@ -206,3 +206,10 @@ def test_include_renders_a_named_template_with_its_values_in_place() -> None:
     # A name the chart does not define stays unknown.
     missing = gotemplate.render('x: {{ include "nope" . }}\n', root, VALUES, None)
     assert missing is not None and UNKNOWN in missing.origins
+
+
+def test_enabled_leaves_an_if_with_an_else_to_the_values() -> None:
+    template = "{{ if .Values.lmcache }}legacy{{ else }}current{{ end }}"
+    root = yamlpos.parse_documents(VALUES)[0]
+    result = gotemplate.render(template, root, VALUES, None, enabled=True)
+    assert result is not None and result.text == "current"

@@ -129,3 +129,9 @@ def test_a_list_a_loop_adds_to_may_hold_more_arguments() -> None:
     [launch] = extract("a.py", text)
     assert not launch.args_complete
     assert extract("b.py", 'cmd = ["vllm", "serve", "m"]\ncmd += ["--port", "1"]\n')[0].args_complete
+
+
+def test_a_key_no_vllm_release_has_is_left_to_the_builder() -> None:
+    text = CLI_DICT.replace('"tensor-parallel-size": tp', '"accelerator": "GPU"')
+    [launch] = extract("serve.py", text)
+    assert texts(launch) == ["--model", "org/m", "--max-num-seqs", "16k"]

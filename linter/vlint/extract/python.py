@@ -29,6 +29,7 @@ from vlint.errors import Unparsable
 from vlint.extract import deployment, python_argv, python_cli_dict, shell
 from vlint.extract.argv import recognise_all
 from vlint.extract.nested import ExtractContext
+from vlint.knowledge.catalog import option_lifetimes
 from vlint.knowledge.curated import EngineWrapper, engine_wrappers
 from vlint.model import Deployment, EnvVar, Invocation, Keyword, Locator, Pos, Span, Token
 
@@ -1525,12 +1526,18 @@ _MUTATING_METHODS = _ADDING_METHODS | {"pop", "popitem", "clear", "__setitem__",
 def _cli_dict(path: str, source: Source, node: ast.Call, mappings: _Mappings) -> list[Invocation]:
     """``build_app({"model": m, "tensor-parallel-size": 2})`` of a function that makes vLLM's
     command line of its dict (``vlint.extract.python_cli_dict``): the API server's parser given
-    ``--KEY VALUE`` for each entry, the key's ``--`` unwritten."""
+    ``--KEY VALUE`` for each entry that is one of vLLM's options in some release (the builder
+    may take others out first), the key's ``--`` unwritten."""
     mapping, incomplete = mappings.resolve(node.args[0])
     if not isinstance(mapping, ast.Dict):
         return []
     args: list[Token] = []
+    known = option_lifetimes("serve")
     for key, value in python_cli_dict.entries(mapping):
+        if "--" + str(key.value).replace("_", "-") not in known:
+            # (``accelerator``: the builder takes such keys out before parsing, as KubeRay's
+            # sample does with ``cli_args.pop("accelerator")``.)
+            continue
         name = string_token(source, key)
         start = name.pos(0)
         args.append(Token("--" + name.text, (start, start, *name.positions), literal=name.literal,

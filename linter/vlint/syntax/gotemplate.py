@@ -155,9 +155,9 @@ def render(
     ``values_text``) and ``chart`` (``Chart.yaml``'s root node); None when the template cannot
     be read (an unclosed action) or the rendering runs past its bounds.  ``defines``: the named
     templates of the chart's other files (``_helpers.tpl``), by name.  ``enabled``: every
-    ``if`` whose test is false takes its first branch all the same (the parts of a chart its
-    defaults leave off, ``reasoning.enabled: false``, as an install that enables them renders
-    them)."""
+    ``if`` without an ``else`` whose test is false takes its branch all the same (the parts of
+    a chart its defaults leave off, ``reasoning.enabled: false``, as an install that enables
+    them renders them; an ``if``/``else`` chooses as the values say)."""
     pieces = _lex(template)
     if pieces is None:
         return None
@@ -369,8 +369,9 @@ class _Renderer:
             truth = True if value is None else self.truth(value)
             if value is None:
                 self.incomplete = True
-            if not truth and self.enabled and word == "if" and words[0] == "if":
-                truth = True
+            if not truth and self.enabled and word == "if" and words[0] == "if" and \
+                    len(branches) == 1:
+                truth = True  # a part switched off (no else: nothing else is written there)
             if truth:
                 inner = dict(scope)
                 if names and value is not None:
