@@ -178,3 +178,12 @@ def test_exported_environment_is_bounded() -> None:
     text = "".join(f"export V{index} = x\n" for index in range(2_000))
     (found,) = extract("Makefile", text + "serve:\n\tvllm serve m\n")
     assert len(found.env) == 200  # MAX_VARIABLES
+
+
+def test_a_target_specific_value_or_an_include_leaves_the_variable_unresolved() -> None:
+    text = "LEN := 16k\nserve: LEN := 32768\nserve:\n\tvllm serve m --max-model-len $(LEN)\n"
+    (found,) = extract("Makefile", text)
+    assert [(t.text, t.literal) for t in found.args][-1] == ("$(LEN)", False)
+    included = "include local.mk\nLEN := 16k\nserve:\n\tvllm serve m --max-model-len $(LEN)\n"
+    (found,) = extract("Makefile", included)
+    assert not found.args[-1].literal

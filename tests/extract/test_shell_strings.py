@@ -493,3 +493,11 @@ def test_appending_to_an_empty_value_with_plus_equals_is_kept() -> None:
     [launch] = extract("run.sh", text)
     assert [t.text for t in launch.args] == ["m", "--quantization", "awq"]
     assert launch.args[1].condition is not None
+
+
+def test_appending_to_an_empty_value_from_its_own_expansion_is_kept() -> None:
+    text = ('ARGS=""\nif [ "$OLD" = 1 ]; then\n  ARGS="$ARGS --swap-space 4"\nfi\n'
+            'vllm serve m $ARGS\n')
+    [launch] = extract("run.sh", text)
+    assert [t.text for t in launch.args] == ["m", "--swap-space", "4"]
+    assert launch.args[1].condition is not None

@@ -48,6 +48,14 @@ _ASSIGNMENT = re.compile(
     r"[ \t]*(?:(?:override|export|private)[ \t]+)*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*"
     r"(:{0,3}=|[?+!]=)[ \t]*"
 )
+# ``target: NAME := value``: a target-specific variable (the GNU Make manual, "Target-specific
+# Variable Values"); ``include``/``-include``/``sinclude`` read another makefile ("Including
+# Other Makefiles").
+_TARGET_VARIABLE = re.compile(
+    r"[^:=#]*[^:=#\s][^:=#]*:(?!=)[ \t]*(?:(?:override|export|private)[ \t]+)*"
+    r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*(?::{1,3}=|[?+!]?=)"
+)
+_INCLUDE = re.compile(r"[ \t]*(?:-|s)?include[ \t]")
 _REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _OPENERS = {"(": ")", "{": "}"}
 
@@ -75,7 +83,8 @@ class Makefile:
     exports: tuple[tuple[Chars, Chars], ...]
     # The variables assigned once, outside rules, a value with no reference (``IMAGE =
     # vllm/vllm-openai``, ``TAG := v0.9.2``, ``PORT ?= 8000``): what ``$(NAME)`` expands to
-    # when the command line and the environment do not set it.
+    # when the command line and the environment do not set it; none when the makefile
+    # includes another, and none of a name some target gives its own value.
     variables: Mapping[str, Chars] = field(default_factory=dict)
 
 
@@ -91,6 +100,7 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
     found: list[Recipe] = []
     exports: list[tuple[Chars, Chars]] = []
     variables: dict[str, Chars | None] = {}
+    included = False
     prefix = "\t"
     in_rule = False
     defines = 0
@@ -128,6 +138,11 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
         assigned = _assignment(logical, locate)
         if assigned is not None:
             variables[assigned[0]] = None if assigned[0] in variables else assigned[1]
+        target_specific = _TARGET_VARIABLE.match(logical.text)
+        if target_specific is not None:
+            variables[target_specific.group(1)] = None  # another value for some targets
+        if _INCLUDE.match(logical.text):
+            included = True  # an included makefile may assign any variable
         exported = _export(logical, locate)
         if exported is not None:
             exports.append(exported)
@@ -148,7 +163,8 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
             if command is not None:
                 current.append(command)
     close()
-    known = {name: value for name, value in variables.items() if value is not None}
+    known = {} if included else {
+        name: value for name, value in variables.items() if value is not None}
     return Makefile(tuple(found), tuple(exports), known)
 
 

@@ -1221,7 +1221,7 @@ class _Walker:
         if _size(new) > _MAX_VALUE:
             self.forget(name)
             return
-        self.set(name, new, appending)
+        self.set(name, new, appending or _starts_with_itself(builder, values, name))
 
     # Commands.
 
@@ -1356,10 +1356,21 @@ def _one_literal_word(value: _Field) -> bool:
     )
 
 
+def _starts_with_itself(builder: _Builder, values: Sequence[Node], name: str) -> bool:
+    """Whether an assignment's value is written starting with the variable's own expansion
+    (``ARGS="$ARGS --x"``, ``ARGS=${ARGS}" --x"``): it appends, even to an empty value."""
+    if not values or values[0].type == "array":
+        return False
+    start, end = builder.range(values[0])
+    written = builder.text[start:end].lstrip('"')
+    return written.startswith((f"${name}", f"${{{name}}}")) and not (
+        written.startswith(f"${name}") and written[len(name) + 1:len(name) + 2].isalnum())
+
+
 def _appended_part(old: _Value | None, new: _Value, appending: bool = False) -> _Value | None:
     """What ``new`` adds after ``old`` when it starts with ``old``'s characters, written where
     ``old``'s were (``V="$V x"``, ``V+=" x"``, ``V+=(x)``), else None.  An empty ``old`` shows
-    nothing of that: only ``+=`` appends to it (``V=""`` then ``V="--x"`` in each branch of
+    nothing of that: only ``+=`` or a value written from ``$V`` appends to it (``V=""`` then ``V="--x"`` in each branch of
     an ``if``/``elif`` replaces it, and read as appends the exclusive branches would add up)."""
     if old is None:
         return None
