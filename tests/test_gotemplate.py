@@ -213,3 +213,11 @@ def test_enabled_leaves_an_if_with_an_else_to_the_values() -> None:
     root = yamlpos.parse_documents(VALUES)[0]
     result = gotemplate.render(template, root, VALUES, None, enabled=True)
     assert result is not None and result.text == "current"
+
+
+def test_an_assignment_in_a_block_sets_the_variable_declared_around_it() -> None:
+    template = ('{{- $found := false }}{{ range .Values.extraArgs }}{{ $found = true }}{{ end }}'
+                '{{ if not $found }}none{{ else }}some{{ end }}')
+    assert text(template) == "some"
+    shadow = '{{ $x := "a" }}{{ if true }}{{ $x := "b" }}{{ end }}{{ $x }}'
+    assert text(shadow) == "a"

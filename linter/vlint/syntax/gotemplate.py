@@ -39,6 +39,7 @@ nested blocks; beyond them ``render`` returns None.
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -145,6 +146,7 @@ class _Action:
 
 
 _Piece: TypeAlias = "tuple[int, int] | _Action"
+_Scope: TypeAlias = "ChainMap[str, _Value]"
 
 
 def render(
@@ -165,7 +167,7 @@ def render(
     renderer.enabled = enabled
     renderer.defines = {**define_blocks(template, pieces), **(defines or {})}
     try:
-        renderer.block(pieces, 0, len(pieces), _Value(root=True), {}, 0)
+        renderer.block(pieces, 0, len(pieces), _Value(root=True), ChainMap(), 0)
     except _TooBig:
         return None
     return Rendering("".join(renderer.chars), tuple(renderer.origins),
@@ -295,7 +297,7 @@ class _Renderer:
     # -- blocks ---------------------------------------------------------------------------
 
     def block(self, pieces: Sequence[_Piece], first: int, last: int, dot: _Value,
-              scope: dict[str, _Value], depth: int) -> None:
+              scope: _Scope, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise _TooBig
         index = first
@@ -334,14 +336,14 @@ class _Renderer:
             index += 1
 
     def control(self, word: str, pieces: Sequence[_Piece], branches: list[tuple[int, int, str]],
-                dot: _Value, scope: dict[str, _Value], depth: int) -> None:
+                dot: _Value, scope: _Scope, depth: int) -> None:
         for first, last, head in branches:
             words = head.split(None, 1)
             rest = words[1] if len(words) > 1 else ""
             if words and words[0] == "else" and rest.startswith(("if ", "with ")):
                 word, rest = rest.split(None, 1)[0], rest.split(None, 1)[1]
             elif words and words[0] == "else":
-                self.block(pieces, first, last, dot, dict(scope), depth + 1)
+                self.block(pieces, first, last, dot, scope.new_child(), depth + 1)
                 return
             names, rest = _declaration(rest)
             try:
@@ -359,7 +361,7 @@ class _Renderer:
                 if not elements:
                     continue
                 for key, element in elements:
-                    inner = dict(scope)
+                    inner = scope.new_child()
                     if len(names) == 2:
                         inner[names[0]], inner[names[1]] = key, element
                     elif names:
@@ -373,14 +375,14 @@ class _Renderer:
                     len(branches) == 1:
                 truth = True  # a part switched off (no else: nothing else is written there)
             if truth:
-                inner = dict(scope)
+                inner = scope.new_child()
                 if names and value is not None:
                     inner[names[0]] = value
                 chosen = value if word == "with" and value is not None else dot
                 self.block(pieces, first, last, chosen, inner, depth + 1)
                 return
 
-    def action(self, action: _Action, dot: _Value, scope: dict[str, _Value]) -> None:
+    def action(self, action: _Action, dot: _Value, scope: _Scope) -> None:
         names, rest = _declaration(action.body)
         structural = self.structural(action, rest)
         try:
@@ -396,7 +398,7 @@ class _Renderer:
             self.unknown(action)
             return
         if names:
-            scope[names[-1]] = value
+            _assign(scope, names[-1], value, declared=_declares(action.body))
             return
         try:
             self.emit(self.printed(value))
@@ -416,7 +418,7 @@ class _Renderer:
         inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
         inner.includes = self.includes + 1
         try:
-            inner.block(define.pieces, define.first, define.last, dot, {}, 0)
+            inner.block(define.pieces, define.first, define.last, dot, ChainMap(), 0)
         finally:
             self.steps = inner.steps
         if inner.incomplete or UNKNOWN in inner.origins:
@@ -435,7 +437,7 @@ class _Renderer:
         inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
         inner.includes, inner.base = self.includes + 1, text.origins
         try:
-            inner.block(pieces, 0, len(pieces), dot, {}, 0)
+            inner.block(pieces, 0, len(pieces), dot, ChainMap(), 0)
         finally:
             self.steps = inner.steps
         if inner.incomplete or UNKNOWN in inner.origins:
@@ -482,7 +484,7 @@ class _Renderer:
 
     # -- pipelines ------------------------------------------------------------------------
 
-    def pipeline(self, source: str, dot: _Value, scope: dict[str, _Value]) -> _Value:
+    def pipeline(self, source: str, dot: _Value, scope: _Scope) -> _Value:
         words = _WORD.findall(source)
         value, rest = self.parse_pipeline(words, 0, dot, scope)
         if rest != len(words):
@@ -490,7 +492,7 @@ class _Renderer:
         return value
 
     def parse_pipeline(self, words: list[str], index: int, dot: _Value,
-                       scope: dict[str, _Value], depth: int = 0) -> tuple[_Value, int]:
+                       scope: _Scope, depth: int = 0) -> tuple[_Value, int]:
         if depth > MAX_DEPTH:
             raise _Unknown  # ``((((...))))`` past any real template's nesting
         piped: _Value | None = None
@@ -526,7 +528,7 @@ class _Renderer:
                 continue
             return piped, index
 
-    def term(self, word: str, dot: _Value, scope: dict[str, _Value]) -> _Value:
+    def term(self, word: str, dot: _Value, scope: _Scope) -> _Value:
         if word.startswith('"'):
             return _Value(text=_written(_unquote(word)))
         if word.startswith("`"):
@@ -924,6 +926,24 @@ def _branches(
 
 
 _DECLARATION = re.compile(r"\s*(\$[A-Za-z0-9_]*)\s*(?:,\s*(\$[A-Za-z0-9_]*)\s*)?:?=\s*")
+
+
+def _assign(scope: _Scope, name: str, value: _Value, declared: bool) -> None:
+    """``$x := v`` declares ``$x`` in the innermost block; ``$x = v`` sets the ``$x`` the
+    blocks around it declared (Go's text/template: an assignment reaches the enclosing
+    scope, as in ``{{ $found = true }}`` inside a ``range``)."""
+    if not declared:
+        for level in scope.maps:
+            if name in level:
+                level[name] = value
+                return
+    scope[name] = value
+
+
+def _declares(body: str) -> bool:
+    """Whether an action's variables are declared (``:=``), not assigned (``=``)."""
+    match = _DECLARATION.match(body)
+    return match is not None and ":=" in match.group(0)
 
 
 def _declaration(body: str) -> tuple[list[str], str]:
