@@ -29,10 +29,10 @@ def referenced(invocation: Invocation, referrer: str) -> str | None:
                 return None
             mounted = _mounted(invocation, name)
             if mounted is not None:
-                name = mounted
+                name = os.path.normpath(mounted)  # (``./config.yaml`` as ``config.yaml``)
             if os.path.isabs(name):
                 return name
-            return os.path.normpath(os.path.join(os.path.dirname(referrer), name))
+            return os.path.join(os.path.dirname(referrer), name)
     return None
 
 
