@@ -200,3 +200,10 @@ def test_a_compose_service_shown_without_services_is_read_as_compose() -> None:
     assert found.origin == ("markdown", "compose") and found.target == "0.9.2"
     assert arg(found, "16k").span == Span(Pos(8, 7), Pos(8, 10))
     assert extract("a.md", "```yaml\nlogging:\n  level: debug\n  file: vllm.log\n```\n") == []
+
+
+def test_the_continuation_prompt_of_a_transcript_is_not_a_redirection() -> None:
+    text = "```console\nroot@node:/# vllm serve m \\\n>   --max-num-seqs 4\n```\n"
+    (found,) = extract("a.md", text)
+    assert [t.text for t in found.args] == ["m", "--max-num-seqs", "4"]
+    assert arg(found, "4").span == Span(Pos(3, 20), Pos(3, 21))

@@ -39,12 +39,14 @@ Files are read confined to the linted repository (``discover.confined_read``), a
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vlint.discover import Refused, confined_read, linted_roots
+from vlint.discover import Refused, confined_read, linted_roots, prefilter
 from vlint.extract import chart_values
 from vlint.extract.nested import rebuilt
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
@@ -94,29 +96,61 @@ def templates(chart: str, values_path: str) -> Iterator[tuple[str, str]]:
 def named_templates(chart: str, linted: str) -> dict[str, gotemplate.Define]:
     """The named templates (``define``) of every file under the chart's ``templates/``
     (``_helpers.tpl`` and the others), by name; a later file's wins, as Helm's does."""
+    return dict(_named(linted_roots([linted]), _listing(chart)))
+
+
+@functools.lru_cache(maxsize=4)
+def _named(roots: tuple[Path, ...], listing: tuple[tuple[str, int, int], ...]
+           ) -> tuple[tuple[str, gotemplate.Define], ...]:
     found: dict[str, gotemplate.Define] = {}
-    for _, text in _files(chart, linted):
+    for _, text in _read(roots, listing):
         if "define" in text:
             found.update(gotemplate.defines(text))
-    return found
+    return tuple(found.items())
+
+
+def linted(text: str) -> bool:
+    """Whether a chart file is linted as a file of its own (``discover.prefilter``): the
+    words of its that a launch of ``values.yaml`` borrows are then reported there."""
+    return prefilter(text.encode("utf-8", "replace"))
 
 
 def _files(chart: str, linted: str) -> Iterator[tuple[str, str]]:
     """The files under the chart's ``templates/`` (path, text), in name order, read confined:
-    at most ``MAX_TEMPLATES``, links to folders not followed."""
-    roots = linted_roots([linted])
-    folder = os.path.join(chart, "templates")
+    at most ``MAX_TEMPLATES``, links to folders not followed.  Read once while they are
+    unchanged (``_read``: the last few charts are kept, by their files' names, sizes and
+    times), however many of the chart's files are linted."""
+    yield from _read(linted_roots([linted]), _listing(chart))
+
+
+def _listing(chart: str) -> tuple[tuple[str, int, int], ...]:
+    """The chart's template files with their size and modification time."""
     names: list[str] = []
-    for current, folders, files in os.walk(folder):
+    for current, folders, files in os.walk(os.path.join(chart, "templates")):
         folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(current, f)))
         names.extend(os.path.join(current, f) for f in sorted(files) if f.endswith(_SUFFIXES))
         if len(names) >= MAX_TEMPLATES:
             break
+    listing: list[tuple[str, int, int]] = []
     for name in names[:MAX_TEMPLATES]:
         try:
-            yield name, confined_read(name, roots, MAX_TEMPLATE_SIZE).decode("utf-8")
+            stat = os.lstat(name)
+        except OSError:
+            continue
+        listing.append((name, stat.st_size, stat.st_mtime_ns))
+    return tuple(listing)
+
+
+@functools.lru_cache(maxsize=4)
+def _read(roots: tuple[Path, ...], listing: tuple[tuple[str, int, int], ...]
+          ) -> tuple[tuple[str, str], ...]:
+    read: list[tuple[str, str]] = []
+    for name, _, _ in listing:
+        try:
+            read.append((name, confined_read(name, roots, MAX_TEMPLATE_SIZE).decode("utf-8")))
         except (Refused, UnicodeDecodeError):
             continue
+    return tuple(read)
 
 
 def mark_used(node: Node, used: set[int], consumed: set[int], depth: int = 0) -> bool:

@@ -559,7 +559,9 @@ def _console(block: Embedded) -> Embedded:
         if prompt is not None and not continued:
             kept = " " * prompt.end() + content[prompt.end() :]
         elif continued:
-            kept = content
+            # The shell's continuation prompt (PS2, ``> ``) before a continued line is not
+            # part of the command.
+            kept = "  " + content[2:] if content.startswith("> ") else content
         else:
             kept = ""
         continued = bool(kept) and kept.endswith("\\")
