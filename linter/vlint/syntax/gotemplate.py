@@ -412,18 +412,9 @@ class _Renderer:
         """A named template rendered with ``dot``: what its values write keeps their places;
         unknown when it is not known, holds an unknown action, or nests too deep."""
         define = self.defines.get(name)
-        if define is None or self.includes >= _MAX_INCLUDES:
+        if define is None:
             raise _Unknown
-        inner = _Renderer(define.text, self.values, self.source, self.chart)
-        inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
-        inner.includes = self.includes + 1
-        try:
-            inner.block(define.pieces, define.first, define.last, dot, ChainMap(), 0)
-        finally:
-            self.steps = inner.steps
-        if inner.incomplete or UNKNOWN in inner.origins:
-            raise _Unknown
-        return Text("".join(inner.chars), tuple(inner.origins))
+        return self.nested(define.text, define.pieces, define.first, define.last, dot, None)
 
     def tpl(self, text: Text, dot: _Value) -> Text:
         """Sprig's ``tpl``: a string (a value) rendered as a template with ``dot``; its own
@@ -431,13 +422,21 @@ class _Renderer:
         if "{{" not in text.chars:
             return text
         pieces = _lex(text.chars)
-        if pieces is None or self.includes >= _MAX_INCLUDES:
+        if pieces is None:
             raise _Unknown
-        inner = _Renderer(text.chars, self.values, self.source, self.chart)
+        return self.nested(text.chars, pieces, 0, len(pieces), dot, text.origins)
+
+    def nested(self, template: str, pieces: Sequence[_Piece], first: int, last: int,
+               dot: _Value, base: tuple[int, ...] | None) -> Text:
+        """Another template's pieces rendered with ``dot``, sharing this rendering's steps;
+        its text's own characters at ``base`` (a ``tpl`` value's origins) or written."""
+        if self.includes >= _MAX_INCLUDES:
+            raise _Unknown
+        inner = _Renderer(template, self.values, self.source, self.chart)
         inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
-        inner.includes, inner.base = self.includes + 1, text.origins
+        inner.includes, inner.base = self.includes + 1, base
         try:
-            inner.block(pieces, 0, len(pieces), dot, ChainMap(), 0)
+            inner.block(pieces, first, last, dot, ChainMap(), 0)
         finally:
             self.steps = inner.steps
         if inner.incomplete or UNKNOWN in inner.origins:
