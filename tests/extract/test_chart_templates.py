@@ -144,7 +144,8 @@ def test_a_fix_edits_the_value_in_the_values_file(tmp_path: Path) -> None:
     assert edit.span == Span(Pos(6, 16), Pos(6, 19))
 
 
-SHELL_TEMPLATE = """\
+# The start of every Deployment below: its one container, named vllm (lines 1-7).
+CONTAINER = """\
 apiVersion: apps/v1
 kind: Deployment
 spec:
@@ -152,6 +153,8 @@ spec:
     spec:
       containers:
         - name: vllm
+"""
+SHELL_TEMPLATE = CONTAINER + """\
           image: {{ .Values.image }}
           command:
             - /bin/sh
@@ -175,14 +178,7 @@ def test_a_shell_entrypoint_forwards_the_args(tmp_path: Path) -> None:
     assert arg(launch, "8192").span == Span(Pos(3, 14), Pos(3, 18))
 
 
-FOLDED_TEMPLATE = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+FOLDED_TEMPLATE = CONTAINER + """\
           image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
           command: ["/bin/sh"]
           args:
@@ -235,14 +231,7 @@ def test_a_template_linked_from_outside_the_repository_is_not_read(tmp_path: Pat
     assert not [launch for launch in launches(path) if launch.borrowed_at is not None]
 
 
-OVERRIDABLE_TEMPLATE = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+OVERRIDABLE_TEMPLATE = CONTAINER + """\
           image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
           command: ["/bin/sh"]
           args:
@@ -307,14 +296,7 @@ def test_a_component_the_defaults_leave_off_is_read_as_conditional(tmp_path: Pat
 
 
 def test_a_named_template_of_the_helpers_file_writes_the_args(tmp_path: Path) -> None:
-    template = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+    template = CONTAINER + """\
           image: vllm/vllm-openai:v0.32.0
           args:
             {{- include "llm.args" . | nindent 12 }}
@@ -329,14 +311,7 @@ spec:
     assert seqs.sub_span(len("--max-num-seqs=")) == Span(Pos(2, 7), Pos(2, 10))
 
 
-TPL_TEMPLATE = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+TPL_TEMPLATE = CONTAINER + """\
           image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
           args:
             {{- include "llm.args" . | nindent 12 }}

@@ -201,7 +201,7 @@ class _Reader:
         # (Only a Helm template has unresolved places; a manifest's scalars stay unpositioned.)
         if self.unresolved and any(p in self.unresolved for p in token.positions[:-1]):
             return token.with_text(token.text, literal=False)
-        if self.substituted and _SUBSTITUTION.search(token.text):
+        if self.substituted and "${" in token.text and _SUBSTITUTION.search(token.text):
             # ``"${VLLM_MAX_MODEL_LEN}"``: Kubernetes expands only ``$(VAR)``; a ``${VAR}`` is
             # left for a tool run before ``kubectl apply`` (envsubst, Flux's postBuild, a CI
             # step), so the value is not known.

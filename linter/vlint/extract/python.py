@@ -330,6 +330,14 @@ def _keywords_invocation(
         expanded, rest = _unpacked(source, keyword.value, mappings)
         keywords.extend(expanded)
         unpacked = unpacked or rest
+    return _keyword_launch(path, source, node, callee, keywords, unpacked)
+
+
+def _keyword_launch(
+    path: str, source: Source, node: ast.Call, callee: str, keywords: Sequence[Keyword],
+    unpacked: bool, deployment: Deployment | None = None,
+) -> Invocation:
+    """A keyword launch of ``callee`` at the call ``node``."""
     return Invocation(
         path=path,
         origin=(KIND,),
@@ -338,6 +346,7 @@ def _keywords_invocation(
         callee=callee,
         keywords=tuple(keywords),
         has_unpacked_kwargs=unpacked,
+        deployment=deployment or Deployment(),
     )
 
 
@@ -1576,15 +1585,7 @@ def _wrapped_engine(
             expanded, rest = _unpacked(source, keyword.value, mappings)
             keywords.extend(expanded)
             unpacked = unpacked or rest
-    return Invocation(
-        path=path,
-        origin=(KIND,),
-        style="python",
-        anchor=source.span(node.func),
-        callee="LLM",
-        keywords=tuple(keywords),
-        has_unpacked_kwargs=unpacked,
-    )
+    return _keyword_launch(path, source, node, "LLM", keywords, unpacked)
 
 
 # -- Ray Serve LLM ---------------------------------------------------------------------------
@@ -1634,16 +1635,8 @@ def _ray_config(
             if name.text in frontend or name.text in ray_serve.RAY_REWRITES:
                 continue
             keywords.append(_keyword(source, name, value))
-    return Invocation(
-        path=path,
-        origin=(KIND,),
-        style="python",
-        anchor=source.span(node.func),
-        callee=ray_serve.CALLEE,
-        keywords=tuple(keywords),
-        has_unpacked_kwargs=unpacked,
-        deployment=Deployment(env=_ray_env(source, given.get("runtime_env"))),
-    )
+    return _keyword_launch(path, source, node, ray_serve.CALLEE, keywords, unpacked,
+                           Deployment(env=_ray_env(source, given.get("runtime_env"))))
 
 
 def _ray_model(source: Source, entries: list[tuple[Token, ast.expr]]) -> Keyword | None:
