@@ -264,7 +264,55 @@ def prefilter(data: bytes, path: str = "") -> bool:
     """
     if b"vllm" in data.lower() or "vllm" in os.path.basename(path).lower():
         return True
-    return b"model_loading_config" in data
+    if b"model_loading_config" in data:
+        return True
+    return values_name(os.path.basename(path)) and _vllm_chart(_values_chart(path))
+
+
+_CHART_FILES = 64  # of a chart's files searched for vLLM's name (a chart has a few dozen)
+_CHART_FILE_SIZE = 1 << 20
+
+
+def _values_chart(path: str) -> str:
+    """The folder of the chart a values file would belong to: its own, or the one above a
+    ``ci/`` folder (chart-testing's values files)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.dirname(folder) if os.path.basename(folder) == "ci" else folder
+
+
+@lru_cache(maxsize=16)
+def _vllm_chart(chart: str) -> bool:
+    """Whether the chart in ``chart`` (a ``Chart.yaml`` there) names vLLM in its
+    ``Chart.yaml``, its ``values.yaml`` or a template: its values files configure it however
+    they are written (``model: org/m``, ``maxModelLen: 16k``).  Links are not followed and at
+    most ``_CHART_FILES`` files of ``_CHART_FILE_SIZE`` bytes are read."""
+    names = [os.path.join(chart, "Chart.yaml"), os.path.join(chart, "values.yaml")]
+    if not _regular(names[0]):
+        return False
+    templates = os.path.join(chart, "templates")
+    if os.path.isdir(templates) and not os.path.islink(templates):
+        try:
+            names.extend(os.path.join(templates, name) for name in sorted(os.listdir(templates)))
+        except OSError:
+            pass
+    for name in names[:_CHART_FILES]:
+        if not _regular(name):
+            continue
+        try:
+            with open(name, "rb") as handle:
+                if b"vllm" in handle.read(_CHART_FILE_SIZE).lower():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _regular(name: str) -> bool:
+    """A regular file, not a link (``os.lstat``)."""
+    try:
+        return stat.S_ISREG(os.lstat(name).st_mode)
+    except OSError:
+        return False
 
 
 def kind_of(path: str, data: bytes) -> str | None:
@@ -369,7 +417,7 @@ def helm_claims(path: str, data: bytes) -> bool:
     values file (``values*.yaml``), or a Flux ``HelmRelease``, whose ``spec.values`` are a
     chart's values."""
     name = os.path.basename(path)
-    if _VALUES_NAME.search(name) and not kubernetes_claims(path, data):
+    if values_name(name) and not kubernetes_claims(path, data):
         return True
     if _FLUX_HELM_RELEASE.search(data) and _HELM_RELEASE_KIND.search(data):
         return True
@@ -394,6 +442,12 @@ def _chart_values_content(data: bytes) -> bool:
 
 def _in_chart_templates(path: str) -> bool:
     return chart_folder(path) is not None
+
+
+def values_name(name: str) -> bool:
+    """Whether a file name is a Helm values file's (``values.yaml``, ``values-prod.yaml``,
+    ``vllm-values.yaml``, ``values.gpu.yml``)."""
+    return bool(_VALUES_NAME.search(name))
 
 
 def chart_folder(path: str) -> str | None:

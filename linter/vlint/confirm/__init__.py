@@ -84,7 +84,7 @@ from vlint.engine.report import Report
 from vlint.knowledge import catalog
 from vlint.knowledge.catalog import Release
 from vlint.model import Confirmation, ConfirmationState, Finding, Invocation, Span, Token
-from vlint.normalise.resolution import OptionUse, resolve
+from vlint.normalise.resolution import OptionUse, resolve, run_by
 
 __all__ = ["Confirmation", "ConfirmationState", "Interrupted", "Level", "Probe", "ProbeError",
            "Sandbox", "VLLMPython", "confirm", "find_python", "probe_release", "refusal",
@@ -407,7 +407,8 @@ def _ask(probe: Probe, invocation: Invocation, level: str, targets: Sequence[Ver
     if invocation.style == "cli":
         argv = [t.text for t in invocation.args]
         op = "parse" if level == "parse" else "engine_config"
-        return _Answer(probe.ask({"op": op, "entry": invocation.entry, "argv": argv}))
+        entry = run_by(invocation, Version(probe_release(probe))).entry
+        return _Answer(probe.ask({"op": op, "entry": entry, "argv": argv}))
     if level == "parse":
         return _Answer(None, "a Python call has no argv to parse (use --level config)")
     if invocation.callee not in ("EngineArgs", "AsyncEngineArgs"):

@@ -15,6 +15,7 @@ from vlint.extract.deployment import enclosed, from_tokens
 from vlint.extract.wrappers import is_expansion, unwrap
 from vlint.knowledge.images import (
     API_SERVER_MODULE, DEMO_SERVER_MODULE, image_entry, release_from_image, runs_server,
+    server_arguments, vllm_arguments,
 )
 from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
 from vlint.syntax.shell import iter_commands, line_break
@@ -100,7 +101,14 @@ def recognise_script(
 
 
 def _span_of(words: Sequence[Token]) -> Span:
-    return Span(words[0].span.start, words[-1].span.end)
+    """Where the command is written: from its first word to its last, or from its second
+    when the first is placed on an earlier line (a program named by a variable, ``$(VLLM)
+    serve`` after ``VLLM := .venv/bin/vllm``: its characters sit in the assignment)."""
+    first = words[0]
+    if len(words) > 1 and first.text and \
+            first.positions[len(first.text) - 1].line < words[1].span.start.line:
+        first = words[1]
+    return Span(first.span.start, words[-1].span.end)
 
 
 def recognise_all(
@@ -171,6 +179,13 @@ def _recognise(
         return _module_launch(build, words, words[start].text, start + 1)
     if program == "vllm" and start + 1 < len(words) and words[start + 1].text == "serve":
         return [build("serve", start + 2, start + 2)]
+    if start > 0 and _held_vllm(words, start - 1):
+        # (A variable before a word is read as a wrapper it holds, ``$LAUNCHER vllm serve``;
+        # before ``serve``, it holds vLLM.)
+        start -= 1
+        return [build("serve", start + 2, start + 2)]
+    if _held_vllm(words, start):
+        return [build("serve", start + 2, start + 2)]
     if _PYTHON.match(program) or is_expansion(words[start]):
         # (`"$PY" -m vllm.entrypoints...`: an interpreter held in a variable.)
         found = _python_module(words, start + 1)
@@ -200,6 +215,22 @@ def _recognise(
     if not fallback:
         return []
     return _after_double_dash(words, start, path, kind, merged_env, names)
+
+
+def _held_vllm(words: Sequence[Token], start: int) -> bool:
+    """``$(VLLM) serve ...``, ``"$VLLM_BIN" serve ...``: a program held in a variable vlint
+    cannot resolve, followed by ``serve`` and arguments of vLLM's server, where the variable's
+    name says vLLM or the arguments are unmistakably vLLM's
+    (``knowledge.images.vllm_arguments``)."""
+    if start + 1 >= len(words) or words[start + 1].text != "serve" or \
+            not is_expansion(words[start]):
+        return False
+    rest = words[start + 2:]
+    if rest and not rest[0].text.startswith("-"):
+        rest = rest[1:]  # the model, ``vllm serve``'s positional argument
+    if "vllm" in words[start].text.lower():
+        return not rest or server_arguments(rest)
+    return vllm_arguments(rest)
 
 
 # The words that expand to every positional parameter, each its own word: "$@" and "${@}".
@@ -324,6 +355,7 @@ def _image_arguments(
         style="cli",
         anchor=_span_of(words),
         entry=image_entry(target),
+        entry_from_image=True,
         args=tuple(words[repeated:]),
         deployment=Deployment(env=from_tokens(env, names)),
         target=target,

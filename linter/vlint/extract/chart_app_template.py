@@ -138,7 +138,7 @@ def _container(
     if server is None:
         return []
     return [Invocation(reader.path, (reader.kind,), "cli", server.span, deployment=facts,
-                       target=target, entry=image_entry(target))]
+                       target=target, entry=image_entry(target), entry_from_image=True)]
 
 
 def _env(reader: _Reader, node: Node | None) -> dict[str, EnvVar]:

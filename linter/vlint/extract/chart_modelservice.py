@@ -117,6 +117,7 @@ def _container(
             "cli",
             chosen.sub_span(0),
             entry="serve" if mode == "vllmServe" else image_entry(target),
+            entry_from_image=mode != "vllmServe",
             args=(*made_args, *args),
             deployment=facts,
             target=target,

@@ -46,7 +46,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vlint.discover import Refused, confined_read, linted_roots, prefilter
+from vlint.discover import Refused, confined_read, linted_roots, prefilter, values_name
 from vlint.extract import chart_values
 from vlint.extract.nested import rebuilt
 from vlint.model import Invocation, LineIndex, Pos, Span, Token
@@ -61,6 +61,7 @@ BORROWED = Pos(1, 1)
 # leave off are set (``gotemplate.render(enabled=True)``).
 ENABLED = "the chart's values enable it"
 MAX_TEMPLATES = 64
+_STRUCTURE_REACH = 4096
 MAX_TEMPLATE_SIZE = 1 << 20
 _SUFFIXES = (".yaml", ".yml", ".tpl")
 
@@ -68,15 +69,76 @@ T = TypeVar("T")
 
 
 def chart_of_values(path: str) -> str | None:
-    """The chart folder when ``path`` is a chart's own ``values.yaml`` (``Chart.yaml`` and
-    ``templates/`` beside it); None otherwise."""
-    if os.path.basename(path) != "values.yaml":
+    """The chart folder when ``path`` is a chart's own ``values.yaml`` or a values file kept
+    with it to override its defaults (``values-prod.yaml``, ``vllm-values.yaml`` beside
+    ``values.yaml``; ``ci/*-values.yaml``, chart-testing's install cases,
+    https://github.com/helm/chart-testing): ``Chart.yaml`` and ``templates/`` beside it, or
+    beside ``ci/``.  None otherwise."""
+    name = os.path.basename(path)
+    if not values_name(name):
         return None
-    chart = os.path.dirname(os.path.abspath(path))
-    if os.path.isfile(os.path.join(chart, "Chart.yaml")) and os.path.isdir(
-            os.path.join(chart, "templates")):
-        return chart
+    folder = os.path.dirname(os.path.abspath(path))
+    candidates = [folder]
+    if name != "values.yaml" and os.path.basename(folder) == "ci":
+        candidates = [os.path.dirname(folder)]
+    for chart in candidates:
+        if os.path.isfile(os.path.join(chart, "Chart.yaml")) and os.path.isdir(
+                os.path.join(chart, "templates")):
+            return chart
     return None
+
+
+def is_override(path: str) -> bool:
+    """Whether a values file of a chart (``chart_of_values``) overrides its ``values.yaml``."""
+    return os.path.basename(path) != "values.yaml"
+
+
+def overridden(chart: str, path: str, root: Node) -> tuple[Node, frozenset[int]] | None:
+    """The values an install with the override file ``path`` (its root node ``root``) renders
+    with: the chart's ``values.yaml`` with the file merged over it as Helm merges ``-f``
+    files (helm/helm ``pkg/chartutil/coalesce.go``: mappings merged key by key, anything else
+    replaced, a null deleting the default), and the ids of the nodes the defaults give (their
+    characters are the other file's).  None when the chart has no readable ``values.yaml``."""
+    base = chart_values_of(chart, path)
+    if base is None:
+        return None
+    borrowed: set[int] = set()
+    merged = _merged(base[1], root, borrowed, 0)
+    return merged, frozenset(borrowed)
+
+
+def _merged(base: Node, over: Node, borrowed: set[int], depth: int) -> Node:
+    from ruamel.yaml.nodes import MappingNode  # lazy: ruamel is heavy
+
+    if depth > MAX_DEPTH or yamlpos.mapping_node(base) is None or \
+            yamlpos.mapping_node(over) is None:
+        return over
+    entries = dict((key.value, (key, value)) for key, value in yamlpos.mapping_items(base))
+    for key, value in entries.values():
+        _borrow(value, borrowed, 0)
+    for key, value in yamlpos.mapping_items(over):
+        if yamlpos.is_null(value):
+            entries.pop(key.value, None)
+        elif key.value in entries:
+            entries[key.value] = (key, _merged(entries[key.value][1], value, borrowed,
+                                               depth + 1))
+        else:
+            entries[key.value] = (key, value)
+    return MappingNode(over.tag, list(entries.values()), over.start_mark, over.end_mark)
+
+
+def _borrow(node: Node, borrowed: set[int], depth: int) -> None:
+    """Add the ids of ``node`` and every node under it (aliases visited once)."""
+    if id(node) in borrowed or depth > MAX_DEPTH:
+        return
+    borrowed.add(id(node))
+    if yamlpos.mapping_node(node) is not None:
+        for key, value in yamlpos.mapping_items(node):
+            _borrow(key, borrowed, depth + 1)
+            _borrow(value, borrowed, depth + 1)
+    else:
+        for item in yamlpos.sequence_items(node):
+            _borrow(item, borrowed, depth + 1)
 
 
 def chart_values_of(chart: str, linted: str) -> tuple[str, Node] | None:
@@ -178,10 +240,13 @@ class Placement:
     ``template_origins``)."""
 
     def __init__(self, rendering: Rendering, text: str, origins: tuple[int, ...],
-                 condition: str | None = None) -> None:
+                 condition: str | None = None, hold_structure: bool = False) -> None:
         self.rendering = rendering
         self.origins = origins
         self.condition = condition
+        # A launch whose every word the other file writes is still this file's when this
+        # file writes the container around them (a template of ``args: {{ toYaml ... }}``).
+        self.hold_structure = hold_structure
         self.rendered = LineIndex.of(rendering.text)
         self.values = LineIndex(text)
 
@@ -252,6 +317,20 @@ class Placement:
                 break
         return Span(start, Pos(start.line, start.column + 1))
 
+    def _structure_before(self, pos: Pos) -> Pos | None:
+        """The place of the nearest word this file holds before the rendered ``pos`` (the
+        ``command:`` key above a list the values write), within ``_STRUCTURE_REACH``
+        characters."""
+        origins, text = self.origins, self.rendering.text
+        offset = min(self.rendered.offset(pos), len(origins))
+        for back in range(offset - 1, max(-1, offset - 1 - _STRUCTURE_REACH), -1):
+            if origins[back] >= 0 and not text[back].isspace():
+                # The start of that word (``command:``, not its colon).
+                while back > 0 and origins[back - 1] >= 0 and not text[back - 1].isspace():
+                    back -= 1
+                return self.values.pos(origins[back])
+        return None
+
     def moved(self, value: T) -> T:
         """``value`` with every token, span and position in it placed in the file (the one walk
         over the model, ``nested.rebuilt``)."""
@@ -274,7 +353,11 @@ class Placement:
         if not used and image is not None and image.span.start != BORROWED:
             used.append(image.span.start)
         if not used and moved.anchor.start == BORROWED:
-            return None  # nothing of it is this file's
+            held = self._structure_before(invocation.anchor.start) \
+                if self.hold_structure else None
+            if held is None:
+                return None  # nothing of it is this file's
+            used.append(held)
         if not used:
             used.append(moved.anchor.start)  # a container whose every word another file holds
         anchor = moved.anchor

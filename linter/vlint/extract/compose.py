@@ -408,7 +408,7 @@ def _service(
                 return [
                     Invocation(
                         path, (KIND,), "cli", anchor, deployment=facts, target=target,
-                        entry=image_entry(target),
+                        entry=image_entry(target), entry_from_image=True,
                     )
                 ]
             return []

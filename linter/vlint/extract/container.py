@@ -228,6 +228,7 @@ class _Run:
                 anchor = image.sub_span(0)
                 return [self._contained(Invocation(
                     self.path, (self.kind,), "cli", anchor, entry=image_entry(target),
+                    entry_from_image=True,
                     target=target,
                 ), facts, target, ())]
             found = self.recognise(rest, path=self.path, kind=self.kind, image=image.text)

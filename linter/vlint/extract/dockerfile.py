@@ -461,7 +461,8 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
         if not cmd_words:
 
             entry = image_entry(stage.release)
-            return [Invocation(path, (KIND,), "cli", stage.base_span, entry=entry)]
+            return [Invocation(path, (KIND,), "cli", stage.base_span, entry=entry,
+                               entry_from_image=True)]
         # The stage's release, not the base image's tag: a later pip install replaces it.
         return [replace(invocation, target=stage.release)
                 for invocation in recognise_all(cmd_words, path=path, kind=KIND, image=image)]

@@ -21,12 +21,17 @@ _T = TypeVar("_T")
 
 
 def hold(chars: Chars, ranges: Iterable[tuple[int, int]]) -> Chars:
-    """``chars`` with each ``(start, end)`` range replaced by ``$___``, flagged not literal."""
+    """``chars`` with each ``(start, end)`` range replaced by one shell variable of its length,
+    flagged not literal: ``$`` and the range's letters, digits and ``_`` with ``_`` for every
+    other character (``$(VLLM)`` as ``$_VLLM_``), so that the name a reader may go by
+    (``knowledge.images``: a variable naming vLLM) stays."""
     text = list(chars.text)
     literal = list(chars.literal)
     for start, end in ranges:
         for index in range(start, end):
-            text[index] = "$" if index == start else "_"
+            char = text[index]
+            text[index] = "$" if index == start else char if char.isascii() and (
+                char.isalnum() or char == "_") else "_"
             literal[index] = False
     offsets = [chars.offset(index) for index in range(len(text) + 1)]
     return Chars.at("".join(text), offsets, chars.locator, literal)

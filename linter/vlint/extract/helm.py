@@ -338,20 +338,30 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
 
 def _rendered_template(path: str, text: str) -> list[Invocation]:
     """A template whose masked reading finds no launch, rendered with its chart's defaults
-    (a command built by conditionals and chomped actions inside one scalar): the launches it
-    writes, placed in the template, the values' characters borrowed (the chart's
-    ``values.yaml`` reports them, ``_own_templates``)."""
+    (a command built by conditionals and chomped actions inside one scalar), or with the
+    parts they leave off enabled when the defaults write none: the launches it writes, placed
+    in the template, the values' characters borrowed (the chart's ``values.yaml`` reports
+    them, ``_own_templates``)."""
     chart = chart_folder(path)
     values = chart_templates.chart_values_of(chart, path) if chart is not None else None
     if chart is None or values is None:
         return []
     values_text, root = values
-    rendering = gotemplate.render(text, root, values_text, chart_values.chart_document(chart, path),
-                                  defines=chart_templates.named_templates(chart, path))
-    if rendering is None:
-        return []
-    placement = chart_templates.Placement(rendering, text, rendering.template_origins)
-    return _read_rendering(path, rendering, placement)
+    meta = chart_values.chart_document(chart, path)
+    named = chart_templates.named_templates(chart, path)
+    for enabled in (False, True):
+        # As the defaults say; when they leave the template's launch off, with its parts on.
+        rendering = gotemplate.render(text, root, values_text, meta, enabled=enabled,
+                                      defines=named)
+        if rendering is None:
+            return []
+        placement = chart_templates.Placement(
+            rendering, text, rendering.template_origins,
+            condition=chart_templates.ENABLED if enabled else None, hold_structure=True)
+        found = _read_rendering(path, rendering, placement)
+        if found:
+            return found
+    return []
 
 
 def _read_rendering(
@@ -389,6 +399,12 @@ def _own_templates(
             return [], used
     if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
         return [], used
+    values, borrowed = documents[0], frozenset[int]()
+    if chart_templates.is_override(path):
+        merged = chart_templates.overridden(chart, path, values)
+        if merged is None:
+            return [], used
+        values, borrowed = merged
     meta = chart_values.chart_document(chart, path)
     named = chart_templates.named_templates(chart, path)
     found: list[Invocation] = []
@@ -396,8 +412,8 @@ def _own_templates(
         for enabled in (False, True):
             # Rendered as the defaults say; when that writes no launch, with the parts the
             # defaults leave off enabled, each word then passed only when they are.
-            rendering = gotemplate.render(template_text, documents[0], text, meta,
-                                          enabled=enabled, defines=named)
+            rendering = gotemplate.render(template_text, values, text, meta,
+                                          enabled=enabled, defines=named, borrowed=borrowed)
             if rendering is None:
                 break
             placement = chart_templates.Placement(
@@ -468,7 +484,7 @@ class _TemplateReader(kubernetes._Reader):
                     for i in launches]
         if not args and rendered is not None and is_server_image(rendered):
             return [Invocation(self.path, (KIND,), "cli", token.span, deployment=facts,
-                               target=target, entry=image_entry(target))]
+                               target=target, entry=image_entry(target), entry_from_image=True)]
         return []
 
     def render(self, written: str, plain: bool) -> str | None:

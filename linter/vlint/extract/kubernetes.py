@@ -684,7 +684,7 @@ class _Reader:
             return [
                 Invocation(
                     self.path, (self.kind,), "cli", image_token.span, deployment=facts,
-                    target=target, entry=image_entry(target),
+                    target=target, entry=image_entry(target), entry_from_image=True,
                 )
             ]
         return []

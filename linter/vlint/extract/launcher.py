@@ -84,7 +84,8 @@ def _service_containers(path: str, source: SourceIndex, document: Node) -> list[
             target = release_from_image(image.value)
             facts = Deployment(image=image, env=_env(source, yamlpos.mapping_get(service, "env")))
             found.append(Invocation(path, (KIND,), "cli", image.span, deployment=facts,
-                                    target=target, entry=image_entry(target)))
+                                    target=target, entry=image_entry(target),
+                                    entry_from_image=True))
     return found
 
 

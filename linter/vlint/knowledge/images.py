@@ -19,7 +19,7 @@ from vlint.model import Entry, Token
 
 __all__ = [
     "API_SERVER_MODULE", "DEMO_SERVER_MODULE", "LATEST", "Reference", "image_entry", "is_server_image", "parse_reference",
-    "release_from_image", "repository_entry", "runs_server", "server_arguments",
+    "release_from_image", "repository_entry", "runs_server", "server_arguments", "vllm_arguments",
     "unversioned_note",
 ]
 
@@ -192,22 +192,26 @@ def runs_server(image: str, words: Sequence[Token]) -> bool:
     ``vllm-cpu-env``, ``team-vllm:local``, a ``$VLLM_IMAGE`` variable, a vendor's CPU build)
     when every option among ``words`` is an option string of ``vllm serve`` in some release:
     the words are written for vLLM's parser.  An option no vLLM release has (``--concurrency``)
-    means the image's own entry point reads them, and nothing is guessed.
+    means the image's own entry point reads them, and nothing is guessed.  Any other image
+    does when its words are unmistakably vLLM's (``vllm_arguments``).
     """
     if is_server_image(image):
         return True
-    return "vllm" in image.lower() and server_arguments(words)
+    if "vllm" in image.lower():
+        return server_arguments(words)
+    return vllm_arguments(words)
 
 
 def server_arguments(words: Sequence[Token]) -> bool:
     """Whether ``words`` start with an option (or with a model reference, ``org/name`` or a
     path, followed by options: ``vllm serve``'s positional model) and every written option among
     them is one that ``vllm serve`` (or the API server) accepted in some known release; or
-    every word is unresolved (``$VLLM_ARGS``): nothing written contradicts it."""
-    if words and not any(word.literal for word in words):
+    every word is unresolved (``$VLLM_ARGS``): nothing written contradicts it.  A word whose
+    value is unresolved counts by its written option (``--model={{ .Values.model }}``)."""
+    if words and not any(word.literal or _named(word) for word in words):
         # ``docker run $VLLM_IMAGE $VLLM_ARGS``: nothing written says otherwise.
         return True
-    if not words or not words[0].literal:
+    if not words or not (words[0].literal or _named(words[0])):
         return False
     first = words[0].text
     if not first.startswith("-"):
@@ -219,15 +223,40 @@ def server_arguments(words: Sequence[Token]) -> bool:
         text = word.text
         if not word.literal or not text.startswith("-") or text == "-" or _NUMBER.match(text):
             continue
-        option = text.partition("=")[0]
-        if option.startswith("--"):
-            option = "--" + option[2:].replace("_", "-")  # vLLM reads `_` in names as `-`
+        option = _option(text)
         if option not in known and not _joined_short(option, known):
             return False
     return True
 
 
+def vllm_arguments(words: Sequence[Token]) -> bool:
+    """Whether ``words`` are vLLM's server arguments even though the image's name does not say
+    vLLM (``{{ .Values.image.repository }}`` left empty, ``team/llm-server:1.2``): they are
+    ``server_arguments`` and hold at least ``_OWN_OPTIONS`` different options of three or more
+    words (``--max-model-len``, ``--tensor-parallel-size``, ``--gpu-memory-utilization``), the
+    long names no other server shares all of.  ``--model m --port 8000`` says nothing."""
+    if not any(word.literal for word in words) or not server_arguments(words):
+        return False
+    long_names = {_option(word.text) for word in words
+                  if word.text.startswith("--") and (word.literal or _named(word))}
+    return sum(1 for name in long_names if name[2:].count("-") >= 2) >= _OWN_OPTIONS
+
+
+def _option(text: str) -> str:
+    """The option a word names, as vLLM reads it (``_`` in a long name read as ``-``)."""
+    option = text.partition("=")[0]
+    return "--" + option[2:].replace("_", "-") if option.startswith("--") else option
+
+
+def _named(word: Token) -> bool:
+    """Whether an unresolved word is written as a known long option with its value joined
+    (``--model=$MODEL``): its option is known even though its value is not."""
+    name, joined, _ = word.text.partition("=")
+    return bool(joined) and name.startswith("--") and _option(name) in _every_option_string()
+
+
 _NUMBER = re.compile(r"-\d")
+_OWN_OPTIONS = 2
 # A model given as ``vllm serve``'s first word: a repository id or a path, never a program.
 _MODEL = re.compile(r"[\w.-]*/[\w./-]+$")
 _SCRIPTS = (".py", ".sh", ".bash")

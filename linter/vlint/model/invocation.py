@@ -117,6 +117,11 @@ class Invocation:
     style: Literal["cli", "python"]
     anchor: Span
     entry: Entry = "serve"
+    # True when ``entry`` is what a vLLM server image's ENTRYPOINT starts
+    # (``knowledge.images.image_entry``): each release checked then reads the launch with its
+    # own image's entry point (``api_server`` up to 0.11.0, ``vllm serve`` after), an image
+    # whose tag names no release being checked at several.
+    entry_from_image: bool = False
     callee: str = ""
     args: tuple[Token, ...] = ()
     keywords: tuple[Keyword, ...] = ()

@@ -15,7 +15,10 @@ from functools import cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from packaging.version import Version
+
 from vlint.knowledge.catalog import OptionSpec, ParserSpec, Release
+from vlint.knowledge.images import image_entry
 from vlint.model import Invocation, Keyword, Span, Token
 from vlint.normalise.rewrites import RewriteError, rewrite
 from vlint.normalise.values import ParsedValue, is_exact, parse_value
@@ -144,7 +147,18 @@ class Resolution:
         return errors
 
 
+def run_by(invocation: Invocation, version: Version) -> Invocation:
+    """The launch as ``version`` runs it: one whose server is its image's entry point starts
+    that release's (``Invocation.entry_from_image``: the API server module up to 0.11.0,
+    ``vllm serve`` after, from each release's Dockerfile in the catalog)."""
+    if not invocation.entry_from_image:
+        return invocation
+    entry = image_entry(str(version))
+    return invocation if entry == invocation.entry else replace(invocation, entry=entry)
+
+
 def resolve(invocation: Invocation, release: Release) -> Resolution:
+    invocation = run_by(invocation, release.version)
     if invocation.style == "python":
         return _resolve_keywords(invocation, release)
     parser = release.parser(invocation.entry)

@@ -19,7 +19,8 @@ functions ``default``, ``required``, ``quote``, ``squote``, ``toString``, ``int`
 ``trim``, ``lower``, ``upper``, ``printf`` (``%s``, ``%v``, ``%d``), ``toYaml``, ``toJson``,
 ``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``, ``list``,
 ``index``, ``hasKey``, ``ternary``, ``tpl`` (a value rendered as a template, its own
-characters at their places).  Anything else (``.Release``, ``.Capabilities``, ``lookup``, ...)
+characters at their places); ``fail`` writes nothing and marks the rendering ``incomplete``
+(Helm would stop there: the values an install must add).  Anything else (``.Release``, ``.Capabilities``, ``lookup``, ...)
 is unknown.  An
 unknown value in a condition takes its first branch (as ``vlint.extract.helm.mask`` reads a
 template); one that writes YAML structure (a pipeline ending in ``toYaml``, ``indent`` or
@@ -152,6 +153,7 @@ _Scope: TypeAlias = "ChainMap[str, _Value]"
 def render(
     template: str, values: Node | None, values_text: str, chart: Node | None,
     *, enabled: bool = False, defines: Mapping[str, Define] | None = None,
+    borrowed: frozenset[int] = frozenset(),
 ) -> Rendering | None:
     """``template`` rendered with ``values`` (the values file's root node, parsed from
     ``values_text``) and ``chart`` (``Chart.yaml``'s root node); None when the template cannot
@@ -159,12 +161,15 @@ def render(
     templates of the chart's other files (``_helpers.tpl``), by name.  ``enabled``: every
     ``if`` without an ``else`` whose test is false takes its branch all the same (the parts of
     a chart its defaults leave off, ``reasoning.enabled: false``, as an install that enables
-    them renders them; an ``if``/``else`` chooses as the values say)."""
+    them renders them; an ``if``/``else`` chooses as the values say).  ``borrowed``: the ids of
+    value nodes another file holds (the chart's defaults under an override file merged into
+    them): what they print is ``TEMPLATE``, not an offset of ``values_text``."""
     pieces = _lex(template)
     if pieces is None:
         return None
     renderer = _Renderer(template, values, yamlpos.SourceIndex(values_text), chart)
     renderer.enabled = enabled
+    renderer.borrowed = borrowed
     renderer.defines = {**define_blocks(template, pieces), **(defines or {})}
     try:
         renderer.block(pieces, 0, len(pieces), _Value(root=True), ChainMap(), 0)
@@ -289,6 +294,7 @@ class _Renderer:
         self.written: dict[int, str] = {}
         self.incomplete = False
         self.enabled = False
+        self.borrowed: frozenset[int] = frozenset()
         self.steps = 0
         self.defines: Mapping[str, Define] = {}
         self.includes = 0  # nested include depth
@@ -384,6 +390,11 @@ class _Renderer:
 
     def action(self, action: _Action, dot: _Value, scope: _Scope) -> None:
         names, rest = _declaration(action.body)
+        if _WORD.findall(rest)[:1] == ["fail"]:
+            # The chart refusing its values (a part enabled without what it needs): Helm
+            # stops; what it would write otherwise is still read, and marked incomplete.
+            self.incomplete = True
+            return
         structural = self.structural(action, rest)
         try:
             value = self.pipeline(rest, dot, scope)
@@ -434,6 +445,7 @@ class _Renderer:
             raise _Unknown
         inner = _Renderer(template, self.values, self.source, self.chart)
         inner.defines, inner.enabled, inner.steps = self.defines, self.enabled, self.steps
+        inner.borrowed = self.borrowed
         inner.includes, inner.base = self.includes + 1, base
         try:
             inner.block(pieces, first, last, dot, ChainMap(), 0)
@@ -744,7 +756,7 @@ class _Renderer:
 
     def at_node(self, node: ScalarNode, shown: str) -> Text:
         """``shown`` at the scalar's own characters when it is what the file holds there."""
-        if yamlpos.scalar_value(node) != shown:
+        if yamlpos.scalar_value(node) != shown or id(node) in self.borrowed:
             return _written(shown)
         offsets = yamlpos.scalar_offsets(self.source, node)
         return Text(shown, tuple(offsets[: len(shown)]))

@@ -58,6 +58,8 @@ _TARGET_VARIABLE = re.compile(
 _INCLUDE = re.compile(r"[ \t]*(?:-|s)?include[ \t]")
 _REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _OPENERS = {"(": ")", "{": "}"}
+_MAX_EXPANSIONS = 8  # variables defined by variables, in a chain
+_MAX_VALUE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,8 @@ class Makefile:
     recipes: tuple[Recipe, ...]
     exports: tuple[tuple[Chars, Chars], ...]
     # The variables assigned once, outside rules, a value with no reference (``IMAGE =
-    # vllm/vllm-openai``, ``TAG := v0.9.2``, ``PORT ?= 8000``): what ``$(NAME)`` expands to
+    # vllm/vllm-openai``, ``TAG := v0.9.2``, ``PORT ?= 8000``) or references only to such
+    # variables (``VLLM := $(VENV)/bin/vllm``, ``_referring``): what ``$(NAME)`` expands to
     # when the command line and the environment do not set it; none when the makefile
     # includes another, and none of a name some target gives its own value.
     variables: Mapping[str, Chars] = field(default_factory=dict)
@@ -163,15 +166,15 @@ def read(text: str, locate: Locator | None = None) -> Makefile:
             if command is not None:
                 current.append(command)
     close()
-    known = {} if included else {
-        name: value for name, value in variables.items() if value is not None}
+    known = {} if included else _referring(
+        {name: value for name, value in variables.items() if value is not None})
     return Makefile(tuple(found), tuple(exports), known)
 
 
 def _assignment(logical: _Logical, locate: Locator) -> tuple[str, Chars | None] | None:
     """A variable assignment line: the name and, when it is a plain one (``=``, ``:=``,
-    ``::=``, ``:::=``, ``?=``) of a value with no reference, the value; ``+=``/``!=`` and
-    values with references give None (not known statically).  None for any other line (a
+    ``::=``, ``:::=``, ``?=``), the value, its references not literal; ``+=``/``!=`` give None
+    (not known statically).  None for any other line (a
     rule, whose ``:`` comes before any ``=``)."""
     if _rule(logical.text) is not None:
         return None
@@ -181,9 +184,35 @@ def _assignment(logical: _Logical, locate: Locator) -> tuple[str, Chars | None] 
     end = len(_uncommented(logical.text).rstrip(" \t"))
     start = min(match.end(), end)
     raw = logical.text[start:end]
-    if match.group(2) in ("+=", "!=") or "$" in raw:
+    if match.group(2) in ("+=", "!="):
         return match.group(1), None
-    return match.group(1), Chars.at(raw, logical.offsets[start:end + 1], locate)
+    # A reference (``$(VENV)/bin/vllm``) is not literal: ``_referring`` expands it when it
+    # names a variable known in turn.
+    literal = [True] * len(raw)
+    for reference in re.finditer(r"\$.", raw):
+        literal[reference.start()] = False
+    return match.group(1), Chars.at(raw, logical.offsets[start:end + 1], locate, literal)
+
+
+def _referring(variables: Mapping[str, Chars]) -> dict[str, Chars]:
+    """The variables whose value is known: those with no reference, and those whose every
+    reference names one known in turn (``VLLM := $(VENV)/bin/vllm`` after ``VENV ?= .venv``),
+    expanded, at most ``_MAX_EXPANSIONS`` deep; a value holding another ``$`` (``$(shell
+    ...)``, ``$$``, a reference to a variable not known) is not known."""
+    known = {name: value for name, value in variables.items() if "$" not in value.text}
+    waiting = {name: value for name, value in variables.items() if name not in known}
+    for _ in range(_MAX_EXPANSIONS):
+        ready = {name: value for name, value in waiting.items()
+                 if all((m.group(1) or m.group(2)) in known
+                        for m in _REFERENCE.finditer(value.text))}
+        if not ready:
+            break
+        for name, value in ready.items():
+            done = expanded(value, known)
+            if "$" not in done.text and len(done.text) <= _MAX_VALUE:
+                known[name] = done
+            del waiting[name]
+    return known
 
 
 def expanded(script: Chars, variables: Mapping[str, Chars]) -> Chars:
