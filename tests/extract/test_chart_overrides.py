@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests._support.files import write_tree
 from tests._support.invocations import arg, args
+from tests.extract.test_chart_templates import CONTAINER
 from vlint.engine.lint import lint
 from vlint.extract.chart_templates import BORROWED, ENABLED, chart_of_values
 from vlint.extract.helm import extract
@@ -16,14 +17,7 @@ from vlint.model import Invocation, Pos, Span
 from vlint.settings import Settings
 
 CHART = "apiVersion: v2\nname: llm\nversion: 0.1.0\n"
-TEMPLATE = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+TEMPLATE = CONTAINER + """\
           image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
           args:
             - --model
@@ -106,13 +100,7 @@ def test_chart_testing_values_in_ci_belong_to_the_chart(tmp_path: Path) -> None:
 
 DISABLED = """\
 {{- if .Values.server.enabled }}
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: vllm
+""" + CONTAINER + """\
           image: "{{ .Values.server.image }}"
           command: ["/bin/sh"]
           args:
@@ -157,14 +145,7 @@ def test_a_template_the_defaults_leave_off_is_read_with_its_parts_enabled(
     assert [f.span.start for f in report.findings if f.code == "VL103"] == [Pos(18, 15)]
 
 
-UNNAMED_IMAGE = """\
-apiVersion: apps/v1
-kind: Deployment
-spec:
-  template:
-    spec:
-      containers:
-        - name: server
+UNNAMED_IMAGE = CONTAINER.replace("name: vllm", "name: server") + """\
           image: "{{ .Values.image }}"
           args:
             - "--model={{ .Values.model }}"
