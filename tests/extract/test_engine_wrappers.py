@@ -43,3 +43,28 @@ def test_an_openai_compatible_client_is_no_launch() -> None:
     text = ("from langchain_community.llms import VLLMOpenAI\n"
             'llm = VLLMOpenAI(openai_api_base="http://gpu01:8000/v1", model_name="m")\n')
     assert extract("client.py", text) == []
+
+
+RAY_DATA = '''\
+from ray.data.llm import build_llm_processor, vLLMEngineProcessorConfig
+
+config = vLLMEngineProcessorConfig(
+    model_source="org/m",
+    engine_kwargs={"max_model_len": 16384, "swap_space": 4},
+    concurrency=1,
+    batch_size=64,
+)
+'''
+
+
+def test_ray_data_processor_config_is_an_async_engine_args_call() -> None:
+    [launch] = extract("batch.py", RAY_DATA)
+    assert launch.callee == "AsyncEngineArgs"
+    assert [keyword.name.text for keyword in launch.keywords] == [
+        "model", "max_model_len", "swap_space"]
+    # `model` is read on `model_source`, none of its characters written (no fix renames it).
+    model = launch.keywords[0]
+    assert model.name.span.start == Pos(4, 5) and model.name.unwritten == len("model")
+    assert model.value_span == Span(Pos(4, 18), Pos(4, 25))
+    # Ray's own settings (concurrency, batch_size) never reach vLLM.
+    assert "batch_size" not in [keyword.name.text for keyword in launch.keywords]

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests._support.invocations import args
 from vlint.discover import kind_of
 from vlint.errors import Unparsable
+from vlint.extract import manifests
 from vlint.extract.kubernetes import claims, expand, extract
 from vlint.model import Invocation, Pos, Span, Token
 
@@ -397,3 +399,33 @@ def test_a_config_map_of_the_same_file_gives_its_values() -> None:
     assert not launch.env_unknown
     other = CONFIGURED.replace("configMapRef: {name: vllm-config}", "secretRef: {name: s}")
     assert extract("vllm.yaml", other)[0].env_unknown
+
+
+CONFIG_MAP_SCRIPTS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: serve-scripts
+data:
+  serve.py: |
+    from vllm import AsyncEngineArgs
+    args = AsyncEngineArgs(model="org/m", swap_space=4)
+  start.sh: |
+    #!/bin/bash
+    exec vllm serve org/m --max-model-len 16k
+  notes.txt: |
+    vllm serve org/m --max-model-len 8k
+  broken.py: |
+    vllm serve (
+"""
+
+
+def test_the_scripts_a_config_map_holds_are_read_at_their_places() -> None:
+    python_launch, shell_launch = manifests.extract("scripts.yaml", CONFIG_MAP_SCRIPTS)
+    assert python_launch.origin == ("kubernetes", "python")
+    assert python_launch.callee == "AsyncEngineArgs"
+    swap = next(k for k in python_launch.keywords if k.name.text == "swap_space")
+    assert swap.name.span == Span(Pos(8, 43), Pos(8, 53))
+    assert shell_launch.origin == ("kubernetes", "shell")
+    assert args(shell_launch) == ["org/m", "--max-model-len", "16k"]
+    assert arg(shell_launch, "16k").span == Span(Pos(11, 43), Pos(11, 46))

@@ -220,3 +220,35 @@ def test_an_applications_args_named_as_vllms_options_are_its_command_line() -> N
         "--model", "org/m", "--tensor-parallel-size", "2", "--max_num_seqs", "16k"]
     flag = launch.args[2]
     assert flag.unwritten == 2 and flag.sub_span(2) == Span(Pos(6, 7), Pos(6, 27))
+
+
+USER_CONFIG = (
+    "applications:\n"                                        # 1
+    "- name: app\n"                                          # 2
+    "  import_path: src.main:deployment\n"                   # 3
+    "  deployments:\n"                                       # 4
+    "  - name: VLLMDeployment\n"                             # 5
+    "    user_config:\n"                                     # 6
+    "      engine_args:\n"                                   # 7
+    "        model: org/m\n"                                 # 8
+    "        tensor_parallel_size: 2\n"                      # 9
+    "        worker_use_ray: false\n"                        # 10
+)
+
+
+def test_engine_args_in_a_deployments_user_config_are_read_as_vllms() -> None:
+    [launch] = run(USER_CONFIG)
+    assert launch.callee == "AsyncEngineArgs"
+    assert names(launch) == ["model", "tensor_parallel_size", "worker_use_ray"]
+    assert keyword(launch, "worker_use_ray").name.span.start == Pos(10, 9)
+    assert kind_of("serve.yaml", USER_CONFIG.encode()) == "ray-serve"
+
+
+@pytest.mark.parametrize("engine_args", [
+    "        model: org/m\n",  # one key says nothing
+    "        tensor_parallel_size: 2\n        max_model_len: 4096\n",  # no model
+    "        model: org/m\n        temperature: 0.2\n",  # not vLLM's engine option
+])
+def test_user_config_that_is_not_unmistakably_vllms_is_not_read(engine_args: str) -> None:
+    text = USER_CONFIG.split("        model:")[0] + engine_args
+    assert run(text) == []

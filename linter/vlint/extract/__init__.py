@@ -40,9 +40,9 @@ def _justfile() -> Extractor:
 
 
 def _kubernetes() -> Extractor:
-    from vlint.extract import kubernetes  # lazy: as above
+    from vlint.extract import manifests  # lazy: as above
 
-    return kubernetes
+    return manifests
 
 
 def _launcher() -> Extractor:

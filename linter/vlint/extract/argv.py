@@ -101,12 +101,17 @@ def recognise_script(
 
 
 def _span_of(words: Sequence[Token]) -> Span:
-    """Where the command is written: from its first word to its last, or from its second
-    when the first is placed on an earlier line (a program named by a variable, ``$(VLLM)
-    serve`` after ``VLLM := .venv/bin/vllm``: its characters sit in the assignment)."""
+    return Span(words[0].span.start, words[-1].span.end)
+
+
+def _command_span(words: Sequence[Token]) -> Span:
+    """Where a command starting with its program is written: from the program to the last
+    word, or from the second word when the program's characters sit on a line before the one
+    its end is on (a Makefile variable expanded in a recipe, ``$(VLLM) serve`` after ``VLLM :=
+    .venv/bin/vllm``: its characters are the assignment's, its end where it is referred to)."""
     first = words[0]
-    if len(words) > 1 and first.text and \
-            first.positions[len(first.text) - 1].line < words[1].span.start.line:
+    if len(words) > 1 and first.text and first.positions[len(first.text) - 1].line < \
+            first.positions[-1].line:
         first = words[1]
     return Span(first.span.start, words[-1].span.end)
 
@@ -166,7 +171,7 @@ def _recognise(
             path=path,
             origin=(kind,),
             style="cli",
-            anchor=_span_of(words[start:anchor_to]),
+            anchor=_command_span(words[start:anchor_to]),
             entry=entry,
             args=tuple(words[args_from:]),
             deployment=Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus,

@@ -75,7 +75,7 @@ _CONTAINER_LISTS = ("containers", "initContainers")
 # latest/fields/#template).
 _STEP_LISTS = ("steps", "sidecars")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
-_SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
+SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
 _SINGLE_CONTAINERS = ("container", "script")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 _PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc", "exec")
@@ -91,15 +91,19 @@ Unresolved = Mapping[Pos, str]
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
     """Every vLLM launch in a (multi-document) manifest; raises Unparsable on invalid YAML."""
+    return extract_documents(path, yamlpos.SourceIndex(text), documents_of(text), KIND, {})
+
+
+def documents_of(text: str) -> list[Node]:
+    """The manifest's documents; raises Unparsable on invalid YAML."""
     try:
-        documents = yamlpos.parse_documents(text)
+        return yamlpos.parse_documents(text)
     except Unparsable:
         # YAML allows tabs in trailing white space, ruamel does not: retry without them.
         untabbed = _untab_trailing_blanks(text)
         if untabbed == text:
             raise
-        documents = yamlpos.parse_documents(untabbed)
-    return extract_documents(path, yamlpos.SourceIndex(text), documents, KIND, {})
+        return yamlpos.parse_documents(untabbed)
 
 
 def _untab_trailing_blanks(text: str) -> str:
@@ -698,7 +702,7 @@ class _Reader:
         if tekton is not None and yamlpos.is_scalar(tekton):
             token = self.token(tekton)
             body = token.text.lstrip() if token is not None else ""
-            if token is None or (body.startswith("#!") and not _SHELL_SHEBANG.match(body)):
+            if token is None or (body.startswith("#!") and not SHELL_SHEBANG.match(body)):
                 return None
         elif argo is not None and yamlpos.is_scalar(argo) and command:
             token = self.token(argo)

@@ -1581,11 +1581,23 @@ def _wrapped_engine(
             return None
         elif keyword.arg in wrapper.passed:
             keywords.append(_keyword(source, _keyword_name(source, keyword), keyword.value))
+        elif keyword.arg in wrapper.renamed:
+            keywords.append(_keyword(source, _renamed(_keyword_name(source, keyword),
+                                                      wrapper.renamed[keyword.arg]),
+                                     keyword.value))
         elif keyword.arg == wrapper.unpacked:
             expanded, rest = _unpacked(source, keyword.value, mappings)
             keywords.extend(expanded)
             unpacked = unpacked or rest
-    return _keyword_launch(path, source, node, "LLM", keywords, unpacked)
+    return _keyword_launch(path, source, node, wrapper.callee, keywords, unpacked)
+
+
+def _renamed(name: Token, engine_name: str) -> Token:
+    """The engine's keyword ``engine_name`` placed on the wrapper's name for it
+    (``model_source=`` read as ``model=``): none of its characters written, so no fix edits
+    it."""
+    start, end = name.pos(0), name.pos(len(name.text))
+    return Token(engine_name, (start,) * len(engine_name) + (end,), unwritten=len(engine_name))
 
 
 # -- Ray Serve LLM ---------------------------------------------------------------------------
@@ -1646,9 +1658,7 @@ def _ray_model(source: Source, entries: list[tuple[Token, ast.expr]]) -> Keyword
             if name.text == key and isinstance(value, ast.Constant) and isinstance(
                 value.value, str
             ):
-                start, end = name.pos(0), name.pos(len(name.text))
-                model = Token("model", (start,) * 5 + (end,), unwritten=5)
-                return _keyword(source, model, value)
+                return _keyword(source, _renamed(name, "model"), value)
     return None
 
 

@@ -63,6 +63,8 @@ _APP_CONFIGS = ("llm_config", "prefill_config", "decode_config")
 # Keys Ray rewrites before vLLM sees them: ``disable_log_requests`` becomes
 # ``enable_log_requests = not value`` (``get_initialization_kwargs``).
 RAY_REWRITES = frozenset({"disable_log_requests"})
+# The keys of a deployment's ``user_config`` that hold vLLM's engine arguments by name.
+_USER_ENGINE_KEYS = ("engine_args", "engine_kwargs")
 # No Serve config deploys thousands of models; a crafted one stops being read there.
 MAX_CONFIGS = 1_000
 
@@ -107,6 +109,7 @@ class Reader:
 
     def applications(self, node: Node | None, target: str | None) -> Iterator[Invocation]:
         for application in yamlpos.mappings_in(node):
+            yield from self.user_engine_args(application, target)
             args = yamlpos.mapping_get(application, "args")
             if args is None or yamlpos.mapping_node(args) is None:
                 continue
@@ -122,6 +125,31 @@ class Reader:
                 command = self.cli_args(args, target)
                 if command is not None:
                     yield command
+
+    def user_engine_args(self, application: Node, target: str | None) -> Iterator[Invocation]:
+        """A deployment of the application's own code given vLLM's engine arguments in its
+        ``user_config`` (``deployments: [{user_config: {engine_args: {model: ...}}}]``, which
+        Serve hands to the deployment's ``reconfigure``; https://docs.ray.io/en/latest/serve/
+        configure-serve-deployment.html): read as ``AsyncEngineArgs(**engine_args)`` when it
+        names the model and every key is an option of ``vllm serve`` in some release by its
+        field name, the names no other library shares all of; frontend options left out."""
+        known = catalog.option_lifetimes("serve")
+        for deployment_node in yamlpos.mappings_in(yamlpos.mapping_get(application,
+                                                                       "deployments")):
+            user = yamlpos.mapping_get(deployment_node, "user_config")
+            if user is None or yamlpos.mapping_node(user) is None:
+                continue
+            for key in _USER_ENGINE_KEYS:
+                engine = yamlpos.mapping_get(user, key)
+                if engine is None or yamlpos.mapping_node(engine) is None:
+                    continue
+                names = [str(k.value) for k, _ in yamlpos.mapping_items(engine)]
+                if "model" not in names or len(names) < 2 or not all(
+                        "--" + name.replace("_", "-") in known for name in names):
+                    continue
+                if self.count():
+                    yield self.invocation(engine, list(self.engine_keywords(engine)), {},
+                                          target)
 
     def cli_args(self, args: Node, target: str | None) -> Invocation | None:
         """An application of its own (KubeRay's vLLM sample, ``import_path: serve:model``)

@@ -194,14 +194,18 @@ def image_repositories() -> Mapping[str, ImageRepository]:
 
 @dataclass(frozen=True)
 class EngineWrapper:
-    """A class that builds ``vllm.LLM(...)`` from its own keywords: those in ``passed`` go to
-    it unchanged, the mapping given as ``unpacked`` is unpacked into it, and a non-empty
-    ``client_when`` keyword makes the class a client of a running server instead."""
+    """A class that builds vLLM's engine (``callee``: ``vllm.LLM(...)`` or
+    ``AsyncEngineArgs(...)``) from its own keywords: those in ``passed`` go to it unchanged,
+    those in ``renamed`` under the engine's name for them, the mapping given as ``unpacked`` is
+    unpacked into it, and a non-empty ``client_when`` keyword makes the class a client of a
+    running server instead."""
 
     passed: frozenset[str]
     unpacked: str
     client_when: str | None
     source: str
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    callee: str = "LLM"
 
 
 @cache
@@ -210,7 +214,9 @@ def engine_wrappers() -> Mapping[str, EngineWrapper]:
     found: dict[str, EngineWrapper] = {}
     for row in document("engine_wrappers").get("wrappers", ()):
         wrapper = EngineWrapper(frozenset(row["passed"]), str(row["unpacked"]),
-                                row.get("client_when"), str(row["source"]))
+                                row.get("client_when"), str(row["source"]),
+                                {str(k): str(v) for k, v in row.get("renamed", {}).items()},
+                                str(row.get("callee", "LLM")))
         for name in row["names"]:
             found[str(name)] = wrapper
     return found
