@@ -259,6 +259,9 @@ def prefilter(data: bytes, path: str = "") -> bool:
     ``LLMConfig``; https://docs.ray.io/en/latest/serve/llm/), so that one name lets them through
     at the cost of one more search.
 
+    A chart's values files and templates pass when the chart names vLLM anywhere
+    (``_vllm_chart``): ``args: ["{{ .Values.model }}"]`` under an image the values name.
+
     ``bytes.lower()`` folds only ASCII letters; one copy and one search is faster than two
     case-sensitive searches or a ``[vV][lL][lL][mM]`` pattern (benchmarks/: 5,000 files).
     """
@@ -266,7 +269,10 @@ def prefilter(data: bytes, path: str = "") -> bool:
         return True
     if b"model_loading_config" in data:
         return True
-    return values_name(os.path.basename(path)) and _vllm_chart(_values_chart(path))
+    if values_name(os.path.basename(path)) and _vllm_chart(_values_chart(path)):
+        return True
+    chart = chart_folder(path) if path else None
+    return chart is not None and _vllm_chart(chart)
 
 
 _CHART_FILES = 64  # of a chart's files searched for vLLM's name (a chart has a few dozen)
@@ -280,12 +286,28 @@ def _values_chart(path: str) -> str:
     return os.path.dirname(folder) if os.path.basename(folder) == "ci" else folder
 
 
-@lru_cache(maxsize=16)
 def _vllm_chart(chart: str) -> bool:
     """Whether the chart in ``chart`` (a ``Chart.yaml`` there) names vLLM in its
     ``Chart.yaml``, its ``values.yaml`` or a template: its values files configure it however
     they are written (``model: org/m``, ``maxModelLen: 16k``).  Links are not followed and at
-    most ``_CHART_FILES`` files of ``_CHART_FILE_SIZE`` bytes are read."""
+    most ``_CHART_FILES`` files of ``_CHART_FILE_SIZE`` bytes are read, once while those files
+    and the templates folder are unchanged."""
+    stamp = tuple(_stamp(os.path.join(chart, name))
+                  for name in ("Chart.yaml", "values.yaml", "templates"))
+    return stamp[0] is not None and _names_vllm(chart, stamp)
+
+
+def _stamp(name: str) -> tuple[int, int, int] | None:
+    """A file's kind, size and modification time, not following links; None when absent."""
+    try:
+        status = os.lstat(name)
+    except OSError:
+        return None
+    return status.st_mode, status.st_size, status.st_mtime_ns
+
+
+@lru_cache(maxsize=16)
+def _names_vllm(chart: str, stamp: tuple[tuple[int, int, int] | None, ...]) -> bool:
     names = [os.path.join(chart, "Chart.yaml"), os.path.join(chart, "values.yaml")]
     if not _regular(names[0]):
         return False

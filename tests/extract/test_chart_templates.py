@@ -344,13 +344,17 @@ def test_values_rendered_with_tpl_keep_their_places(tmp_path: Path) -> None:
     assert own.anchor.start == Pos(8, 49) and own.borrowed_at == BORROWED
 
 
-def test_the_words_of_a_template_that_is_not_linted_are_reported_with_the_values(
+def test_the_words_of_a_template_are_reported_where_the_prefilter_lets_them(
         tmp_path: Path) -> None:
-    # Nothing in the template names vLLM (its image is a value), so the prefilter never lints
-    # it: its own words are not borrowed, and their findings stay with the values file.
+    # Nothing in the template names vLLM (its image is a value), but its chart does: the
+    # template is linted all the same and reports its own words, once.
     template = TEMPLATE.replace("vllm", "server")
     [launch] = launches(chart(tmp_path, template, VALUES))
-    assert launch.borrowed_at is None
+    assert launch.borrowed_at == BORROWED
     report = lint([str(tmp_path)], Settings(target="0.32.0"))
     assert [(os.path.basename(f.path), f.code) for f in report.findings if f.code == "VL103"] == [
-        ("values.yaml", "VL103")]
+        ("deployment.yaml", "VL103")]
+    # A chart that names vLLM nowhere lets no file through: the words stay with the values.
+    values = VALUES.replace("vllm/vllm-openai", "team/llm-server")
+    [launch] = launches(chart(tmp_path, template, values))
+    assert launch.borrowed_at is None

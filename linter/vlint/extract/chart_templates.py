@@ -171,10 +171,11 @@ def _named(roots: tuple[Path, ...], listing: tuple[tuple[str, int, int], ...]
     return tuple(found.items())
 
 
-def linted(text: str) -> bool:
-    """Whether a chart file is linted as a file of its own (``discover.prefilter``): the
-    words of its that a launch of ``values.yaml`` borrows are then reported there."""
-    return prefilter(text.encode("utf-8", "replace"))
+def linted(path: str, text: str) -> bool:
+    """Whether a chart file is linted as a file of its own (``discover.prefilter``, which
+    lets a chart's templates through when the chart names vLLM): the words of its that a
+    launch of ``values.yaml`` borrows are then reported there."""
+    return prefilter(text.encode("utf-8", "replace"), path)
 
 
 def _files(chart: str, linted: str) -> Iterator[tuple[str, str]]:
@@ -303,8 +304,9 @@ class Placement:
         if start is None:
             # The first of its characters this file holds (``{{ .Values.image.repository
             # }}:{{ .Values.image.tag }}`` placed in the template: the ``:``).
-            held = next((o for o in range(first, min(stop, len(origins))) if origins[o] >= 0),
-                        None)
+            text = self.rendering.text
+            held = next((o for o in range(first, min(stop, len(origins)))
+                         if origins[o] >= 0 and not text[o].isspace()), None)
             if held is None:
                 return Span(BORROWED, BORROWED)
             start = self.values.pos(origins[held])

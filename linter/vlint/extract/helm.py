@@ -420,7 +420,7 @@ def _own_templates(
                 rendering, text, rendering.origins,
                 condition=chart_templates.ENABLED if enabled else None)
             placed = _read_rendering(path, rendering, placement)
-            if not chart_templates.linted(template_text):
+            if not chart_templates.linted(template, template_text):
                 # The template is not linted on its own: its words' findings are reported
                 # here, at the place they are put (line 1), rather than nowhere.
                 placed = [replace(i, borrowed_at=None) for i in placed]
