@@ -88,9 +88,9 @@ def _ray_serve() -> Extractor:
 
 
 def _shell() -> Extractor:
-    from vlint.extract import shell  # lazy: as above
+    from vlint.extract import shell_programs  # lazy: as above
 
-    return shell
+    return shell_programs
 
 
 def _supervisord() -> Extractor:

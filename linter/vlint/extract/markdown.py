@@ -61,7 +61,9 @@ from typing import TYPE_CHECKING
 
 from vlint.discover import yaml_kind
 from vlint.errors import Unparsable
-from vlint.extract import compose, dockerfile, helm, kubernetes, launcher, python, shell, vllm_config
+from vlint.extract import (
+    compose, dockerfile, helm, kubernetes, launcher, python, shell, shell_programs, vllm_config,
+)
 from vlint.extract.deployment import enclosed
 from vlint.extract.nested import Embedded, ExtractContext, Extractor, embedded, relocate
 from vlint.model import Invocation
@@ -427,8 +429,8 @@ def _shell(path: str, block: Embedded, context: ExtractContext) -> list[Invocati
     # (``$model-name_``, the same length so every position stays), not as redirections.
     text = _PLACEHOLDER.sub(lambda m: "$" + m.group(1) + "_", block.text)
     placeholders = [match.span() for match in _PLACEHOLDER.finditer(block.text)]
-    return shell.extract(path, text, context.inner(shell.KIND, block.locate),
-                         unknown=placeholders)
+    return shell_programs.extract(path, text, context.inner(shell.KIND, block.locate),
+                                  unknown=placeholders)
 
 
 # The kinds a fence can hold besides shell, each read by its own extractor.  (Imported here, not
