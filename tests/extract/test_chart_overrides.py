@@ -11,9 +11,9 @@ from tests._support.files import write_tree
 from tests._support.invocations import arg, args
 from tests.extract.test_chart_templates import CONTAINER
 from vlint.engine.lint import lint
-from vlint.extract.chart_templates import BORROWED, ENABLED, chart_of_values
+from vlint.extract.chart_templates import ENABLED, chart_of_values
 from vlint.extract.helm import extract
-from vlint.model import Invocation, Pos, Span
+from vlint.model import BORROWED, Invocation, Pos, Span
 from vlint.settings import Settings
 
 CHART = "apiVersion: v2\nname: llm\nversion: 0.1.0\n"

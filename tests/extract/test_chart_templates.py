@@ -11,7 +11,8 @@ import pytest
 
 from tests._support.files import write_tree
 from vlint.engine.lint import lint
-from vlint.extract.chart_templates import BORROWED, ENABLED
+from vlint.extract.chart_templates import ENABLED
+from vlint.model import BORROWED
 from vlint.extract.helm import extract
 from vlint.model import Invocation, Pos, Span, Token
 from vlint.settings import Settings

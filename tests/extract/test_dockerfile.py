@@ -1,11 +1,16 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests._support.files import write_tree
 from vlint.discover import kind_of
 from vlint.errors import Unparsable
 from vlint.extract.dockerfile import extract
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.engine.lint import lint
+from vlint.model import BORROWED, Invocation, Pos, Span, Token
+from vlint.settings import Settings
 from vlint.syntax.dockerfile import parse
 
 
@@ -225,3 +230,48 @@ def test_a_script_a_copy_heredoc_writes_is_read_as_shell() -> None:
     assert launch.origin == ("dockerfile", "shell") and launch.target == "0.9.2"
     assert launch.anchor.start == Pos(4, 6)
     assert launch.args[-1].span == Span(Pos(5, 20), Pos(5, 21))
+
+
+COPIED = """\
+FROM vllm/vllm-openai:v0.10.1
+COPY scripts/serve.sh /usr/local/bin/serve.sh
+COPY config/ /etc/llm/
+ENV MAX_MODEL_LEN=16384
+ENTRYPOINT ["/usr/local/bin/serve.sh"]
+CMD ["--max-num-seqs", "64", "--swap-space", "4"]
+"""
+SCRIPT = """\
+#!/bin/bash
+set -e
+exec vllm serve "${MODEL:-Qwen/Qwen3-8B}" --max-model-len "$MAX_MODEL_LEN" --task generate "$@"
+"""
+
+
+def test_a_copied_entrypoint_script_is_the_images_launch(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".git/HEAD": "", "Dockerfile": COPIED, "scripts/serve.sh": SCRIPT})
+    path = tmp_path / "Dockerfile"
+    [launch] = extract(str(path), COPIED)
+    assert launch.origin == ("dockerfile", "shell") and launch.borrowed_at == BORROWED
+    assert launch.anchor == Span(Pos(5, 14), Pos(5, 37))
+    # The script's words are the script's to report; CMD's are this file's, in "$@"'s place.
+    assert all(token.span.start == BORROWED for token in launch.args[:5])
+    assert [token.text for token in launch.args[5:]] == [
+        "--max-num-seqs", "64", "--swap-space", "4"]
+    assert launch.args[-2].span == Span(Pos(6, 31), Pos(6, 43))
+    assert launch.target == "0.10.1"
+    report = lint([str(tmp_path)], Settings(target="0.33.0"))
+    where = sorted((Path(f.path).name, f.code, f.span.start.line) for f in report.findings
+                   if f.code == "VL103")
+    assert where == [("Dockerfile", "VL103", 6), ("serve.sh", "VL103", 3)]
+
+
+def test_a_copy_from_another_stage_or_outside_the_repository_is_not_read(
+    tmp_path: Path,
+) -> None:
+    staged = COPIED.replace("COPY scripts/serve.sh", "COPY --from=build /src/serve.sh")
+    write_tree(tmp_path, {".git/HEAD": "", "Dockerfile": staged, "scripts/serve.sh": SCRIPT})
+    assert extract(str(tmp_path / "Dockerfile"), staged) == []
+    outside = COPIED.replace("COPY scripts/serve.sh", "COPY ../../serve.sh")
+    write_tree(tmp_path.parent, {"serve.sh": SCRIPT})
+    write_tree(tmp_path, {"Dockerfile": outside})
+    assert extract(str(tmp_path / "Dockerfile"), outside) == []

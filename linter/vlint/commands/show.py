@@ -169,8 +169,9 @@ def _row(written: str, dest: str | None, resolution: Resolution, path: str) -> R
         return (written, "(not set: unknown to this release)", "")
     borrowed = resolution.invocation.borrowed_at
     if borrowed is not None and setting.span is not None and setting.span.start == borrowed:
-        # Words another file of the chart holds (``Invocation.borrowed_at``).
-        return (written, _assignment(dest, setting), "another file of the chart")
+        # Words another linted file holds (``Invocation.borrowed_at``): a chart's template,
+        # a script a Dockerfile copies.
+        return (written, _assignment(dest, setting), "another file")
     return (written, _assignment(dest, setting), _origin(path, setting.span))
 
 

@@ -22,8 +22,8 @@ from vlint.syntax.shell import iter_commands, line_break
 
 # (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
 __all__ = [
-    "CLI_MODULE", "DEMO_SERVER_MODULE", "image_entry", "recognise_all", "recognise_container",
-    "recognise_script",
+    "CLI_MODULE", "DEMO_SERVER_MODULE", "forwarded", "image_entry", "recognise_all",
+    "recognise_container", "recognise_script",
 ]
 
 CLI_MODULE = "vllm.entrypoints.cli.main"
@@ -213,7 +213,7 @@ def _recognise(
         found_inside = recognise_script(path, script.text, locate)
         around = Deployment(env=from_tokens(merged_env, names), gpus=unwrapped.gpus)
         positional = _positional(words, script)
-        return [enclosed(_forwarded(invocation, positional), kind, around, target)
+        return [enclosed(forwarded(invocation, positional), kind, around, target)
                 for invocation in found_inside]
     if image is not None and server_image:
         return [_image_arguments(words, path, kind, merged_env, names, target)]
@@ -254,7 +254,7 @@ def _positional(words: Sequence[Token], script: Token) -> tuple[Token, ...] | No
     return None
 
 
-def _forwarded(invocation: Invocation, positional: tuple[Token, ...] | None) -> Invocation:
+def forwarded(invocation: Invocation, positional: tuple[Token, ...] | None) -> Invocation:
     """The launch with a word ``"$@"`` among its arguments replaced by the positional
     parameters the shell was given (``exec vllm serve "$@"`` in ``sh -c SCRIPT -- ARGS``)."""
     if positional is None or not any(

@@ -49,14 +49,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from vlint.discover import Refused, confined_read, linted_roots, prefilter, values_name
 from vlint.extract import chart_values
 from vlint.extract.nested import rebuilt
-from vlint.model import Invocation, LineIndex, Pos, Span, Token
+from vlint.model import BORROWED, Invocation, LineIndex, Pos, Span, Token
 from vlint.syntax import gotemplate, yamlpos
 from vlint.syntax.gotemplate import MAX_DEPTH, Rendering
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-BORROWED = Pos(1, 1)
 # The condition of every word of a launch that the chart writes only once values its defaults
 # leave off are set (``gotemplate.render(enabled=True)``).
 ENABLED = "the chart's values enable it"

@@ -25,16 +25,18 @@ a Dockerfile builds, with ``--build-arg`` values and a build target.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from vlint.errors import Unparsable
+from vlint.discover import Refused, confined_read, linted_roots
 from vlint.extract import deployment, shell
-from vlint.extract.argv import recognise_all
+from vlint.extract.argv import forwarded, recognise_all
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
-from vlint.extract.nested import ExtractContext
-from vlint.model import Deployment, EnvVar, Invocation, Located, Pos, Span, Token
+from vlint.extract.nested import ExtractContext, moved
+from vlint.model import BORROWED, Deployment, EnvVar, Invocation, Located, Pos, Span, Token
 from vlint.syntax import shell as shell_syntax
 from vlint.syntax.interpolation import interpolate, split_words
 from vlint.syntax.dockerfile import BLANKS, Instruction, exec_form, parse, strip
@@ -46,6 +48,7 @@ _REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # No Dockerfile substitutes a megabyte of variable values; a doubling chain of 40 ARGs would
 # substitute a terabyte.
 MAX_EXPANDED = 1 << 20
+MAX_SCRIPT_SIZE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class _Stage:
     # The vLLM release the stage holds: its base image's (a release, or "latest"), or the
     # specifier of a later ``pip install vllm==X`` (``==0.9.2``); None when unknown.
     release: str | None = None
+    # Files ``COPY`` put into the image from the build context: path in the image -> source.
+    copies: dict[str, str] = field(default_factory=dict)
 
 
 def extract(path: str, text: str, context: ExtractContext | None = None) -> list[Invocation]:
@@ -182,6 +187,8 @@ class _Build:
             stage.cmd_set = True
         elif keyword == "RUN":
             _apply_installs(instruction, stage, self.budget)
+        elif keyword == "COPY" and not instruction.heredocs:
+            stage.copies.update(_copied(args))
         return self.stage
 
 
@@ -456,7 +463,8 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
         at = cmd.shell.pos(0)
         cmd_words = (_made_up("/bin/sh", at), _made_up("-c", at), cmd.shell.token())
     if entrypoint is not None and entrypoint.words is not None:
-        return recognise_all((*entrypoint.words, *cmd_words), path=path, kind=KIND)
+        words = (*entrypoint.words, *cmd_words)
+        return recognise_all(words, path=path, kind=KIND) or _copied_script(path, stage, words)
     if image is not None and is_server_image(image):
         if not cmd_words:
 
@@ -466,7 +474,57 @@ def _runs(path: str, stage: _Stage) -> list[Invocation]:
         # The stage's release, not the base image's tag: a later pip install replaces it.
         return [replace(invocation, target=stage.release)
                 for invocation in recognise_all(cmd_words, path=path, kind=KIND, image=image)]
-    return recognise_all(cmd_words, path=path, kind=KIND)
+    return recognise_all(cmd_words, path=path, kind=KIND) or _copied_script(path, stage,
+                                                                             cmd_words)
+
+
+def _copied(args: Chars) -> dict[str, str]:
+    """``COPY [--flags] SRC... DEST`` from the build context: each file's path in the image
+    and its source (``DEST/`` or several sources: the folder they go into); ``--from`` copies
+    from another image or stage, not from the repository, and gives none."""
+    words = exec_form(args)
+    texts = [w.text for w in words] if words is not None else \
+        [w.text for w in split_words(args)]
+    flags = [w for w in texts if w.startswith("--")]
+    paths = [w for w in texts if not w.startswith("--")]
+    if any(flag.startswith("--from") for flag in flags) or len(paths) < 2:
+        return {}
+    *sources, dest = paths
+    into = dest.endswith("/") or len(sources) > 1
+    return {(dest.rstrip("/") + "/" + os.path.basename(source.rstrip("/"))) if into else dest:
+            source for source in sources if "$" not in source and "*" not in source}
+
+
+def _copied_script(path: str, stage: _Stage, words: Sequence[Token]) -> list[Invocation]:
+    """The launches of the shell script the container runs (``ENTRYPOINT ["/start.sh"]``,
+    ``CMD ["bash", "/app/run.sh"]``) when ``COPY`` put it there from the repository: read
+    from the build context (the Dockerfile's folder, confined to the repository; at most
+    ``MAX_SCRIPT_SIZE`` bytes), its words the script's own to report (placed at
+    ``BORROWED``, ``Invocation.borrowed_at``), the launch anchored at the command here, and
+    the arguments the container gives it (``CMD`` after an ``ENTRYPOINT``) in place of its
+    ``"$@"``, at their places in this file."""
+    at = 1 if words and words[0].text.rsplit("/", 1)[-1] in _SHELLS else 0
+    if at >= len(words) or words[at].text not in stage.copies:
+        return []
+    source = os.path.join(os.path.dirname(os.path.abspath(path)), stage.copies[words[at].text])
+    try:
+        text = confined_read(source, linted_roots([path]), MAX_SCRIPT_SIZE).decode("utf-8")
+    except (Refused, OSError, UnicodeDecodeError):
+        return []
+    if "vllm" not in text.lower():
+        return []
+    try:
+        inside = shell.extract(source, text)
+    except Unparsable:
+        return []
+    anchor = words[at].span
+    given = tuple(words[at + 1:])
+    found: list[Invocation] = []
+    for invocation in inside:
+        placed = moved(invocation, lambda _: BORROWED)
+        found.append(replace(forwarded(placed, given), path=path, anchor=anchor,
+                             origin=(KIND, *invocation.origin), borrowed_at=BORROWED))
+    return found
 
 
 def _finish(found: Sequence[Invocation], stage: _Stage) -> list[Invocation]:

@@ -101,6 +101,11 @@ class Deployment:
     container: Located[str] | None = None
 
 
+# Where the words of another linted file are placed in a launch (``Invocation.borrowed_at``):
+# line 1, column 1, which no finding of the launch's own words can hold as a span of nothing.
+BORROWED = Pos(1, 1)
+
+
 @dataclass(frozen=True)
 class Invocation:
     """One launch of vLLM found in a file, in the shape the normaliser reads.
