@@ -4,11 +4,12 @@ import pathlib
 
 import pytest
 
+from tests._support.files import write_tree
 from vlint.errors import Unparsable
 
 from vlint.syntax import yamlpos
 from vlint.extract.compose import extract
-from vlint.model import Invocation, Pos, Span, Token
+from vlint.model import BORROWED, Invocation, Pos, Span, Token
 
 CORPUS = pathlib.Path("/work/shared/corpus/real/a_compose")
 
@@ -400,3 +401,30 @@ def test_real_compose_files(path: pathlib.Path) -> None:
             if contiguous:
                 line = lines[start.line - 1]
                 assert line[start.column - 1 : start.column - 1 + len(token.text)] == token.text
+
+
+MOUNTED_SCRIPT = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.10.1
+    entrypoint: ["/usr/local/bin/serve"]
+    command: ["--max-model-len", "16k"]
+    volumes:
+      - ./scripts/serve.sh:/usr/local/bin/serve:ro
+"""
+
+
+def test_an_entrypoint_script_the_service_mounts_is_read(tmp_path: pathlib.Path) -> None:
+    script = '#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B --swap-space 4 "$@"\n'
+    write_tree(tmp_path, {".git/HEAD": "", "compose.yaml": MOUNTED_SCRIPT,
+                          "scripts/serve.sh": script})
+    path = tmp_path / "compose.yaml"
+    [launch] = extract(str(path), MOUNTED_SCRIPT)
+    assert launch.origin == ("compose", "shell") and launch.borrowed_at == BORROWED
+    assert [token.text for token in launch.args] == [
+        "Qwen/Qwen3-8B", "--swap-space", "4", "--max-model-len", "16k"]
+    assert launch.args[-1].span == Span(Pos(5, 35), Pos(5, 38))
+    assert launch.anchor.start == Pos(4, 19)
+    # Not mounted from the repository: nothing to read.
+    unmounted = MOUNTED_SCRIPT.replace("./scripts/serve.sh:", "scripts:")
+    assert extract(str(path), unmounted) == []

@@ -29,6 +29,7 @@ from vlint.discover import Refused, confined_read, linted_roots
 from vlint.errors import Unparsable
 from vlint.extract import deployment, dotenv_files, shell
 from vlint.extract.argv import recognise_all
+from vlint.extract.container_scripts import script_at, script_launches
 from vlint.extract.dotenv_files import Dotenv
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image, runs_server
 from vlint.model import (
@@ -417,19 +418,29 @@ def _service(
         if command.string is not None:
             return finish(_shell(path, command.string))
         return finish(recognise_all(command.words, path=path, kind=KIND))
-    return finish(_entrypoint_launches(path, entrypoint, command))
+    return finish(_entrypoint_launches(path, entrypoint, command, facts))
 
 
-def _entrypoint_launches(path: str, entrypoint: _Argv, command: _Argv | None) -> list[Invocation]:
+def _entrypoint_launches(path: str, entrypoint: _Argv, command: _Argv | None,
+                         facts: Deployment) -> list[Invocation]:
     """The launches of a service with an explicit ``entrypoint:``: it replaces the image's,
-    and compose appends the command's words to it."""
+    and compose appends the command's words to it.  A script the service mounts from the
+    repository (``./serve.sh:/usr/local/bin/serve``) launches what the script launches
+    (``vlint.extract.container_scripts``)."""
     command_words = command.words if command is not None else ()
     if entrypoint.string is not None and command is None:
         return _shell(path, entrypoint.string)
-    found = recognise_all((*entrypoint.words, *command_words), path=path, kind=KIND)
+    words = (*entrypoint.words, *command_words)
+    found = recognise_all(words, path=path, kind=KIND)
     if not found and command_words:
         # Entrypoint scripts commonly end with `exec "$@"`, running the command as given.
         found = recognise_all(command_words, path=path, kind=KIND)
+    at = script_at(words)
+    if not found and at < len(words) and words[at].literal:
+        host = deployment.mounted(facts.volumes, words[at].text)
+        if host is not None and not os.path.isabs(host):
+            host = os.path.join(os.path.dirname(os.path.abspath(path)), host)
+        found = script_launches(path, KIND, words, host)
     return found
 
 
@@ -576,7 +587,7 @@ def _built_service(
         return [deployment.enclosed(invocation, KIND, facts, release) for invocation in found]
 
     if entrypoint is not None:
-        return finish(_entrypoint_launches(path, entrypoint, command))
+        return finish(_entrypoint_launches(path, entrypoint, command, facts))
     server = _server_entry(built)
     if command is None:
         if built is None:

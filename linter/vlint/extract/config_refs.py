@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from vlint.extract.deployment import mounted
 from vlint.model import Invocation
 
 KIND = "vllm-config"
@@ -27,37 +28,13 @@ def referenced(invocation: Invocation, referrer: str) -> str | None:
             name = args[index + 1].text
             if not name.endswith((".yaml", ".yml")):
                 return None
-            mounted = _mounted(invocation, name)
-            if mounted is not None:
-                name = os.path.normpath(mounted)  # (``./config.yaml`` as ``config.yaml``)
+            host = mounted(invocation.deployment.volumes, name)
+            if host is not None:
+                name = os.path.normpath(host)  # (``./config.yaml`` as ``config.yaml``)
             if os.path.isabs(name):
                 return name
             return os.path.join(os.path.dirname(referrer), name)
     return None
-
-
-def _mounted(invocation: Invocation, path: str) -> str | None:
-    """The host path a container path is at, through the launch's bind mounts (the longest
-    mount target that holds it); None when no mount says (a named volume, no mount)."""
-    best: tuple[int, str] | None = None
-    for mount in invocation.deployment.volumes:
-        target, source = mount.target.value, mount.source.value if mount.source else None
-        if target is None or source is None or not source.startswith((".", "/", "~")):
-            continue
-        target = target.rstrip("/") or "/"
-        if path == target:
-            candidate = source
-        elif path.startswith(target.rstrip("/") + "/"):
-            candidate = os.path.join(source, path[len(target.rstrip("/")) + 1:])
-        else:
-            continue
-        if best is None or len(target) > best[0]:
-            best = (len(target), candidate)
-    if best is None or best[1].startswith("~"):
-        return None
-    return best[1]
-
-
 
 
 _REFERRER: ContextVar[Invocation | None] = ContextVar("vlint_config_referrer", default=None)

@@ -5,13 +5,14 @@ whichever kind of file the launch came from.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Port, Span, Token
+from vlint.model import Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Span, Token
 
 T = TypeVar("T")
 
@@ -172,3 +173,25 @@ def url_port_path(url: str) -> tuple[int | None, str | None] | None:
 def at(token: Token, value: T) -> Located[T]:
     """``value``, read from ``token``, at ``token`` (its quotes excluded)."""
     return Located(value, token.sub_span(0))
+
+
+def mounted(volumes: Sequence[Mount], path: str) -> str | None:
+    """The host path a container path is at, through bind mounts (the longest mount target
+    that holds it); None when no mount says (a named volume, no mount)."""
+    best: tuple[int, str] | None = None
+    for mount in volumes:
+        target, source = mount.target.value, mount.source.value if mount.source else None
+        if target is None or source is None or not source.startswith((".", "/", "~")):
+            continue
+        target = target.rstrip("/") or "/"
+        if path == target:
+            candidate = source
+        elif path.startswith(target.rstrip("/") + "/"):
+            candidate = os.path.join(source, path[len(target.rstrip("/")) + 1:])
+        else:
+            continue
+        if best is None or len(target) > best[0]:
+            best = (len(target), candidate)
+    if best is None or best[1].startswith("~"):
+        return None
+    return best[1]

@@ -31,12 +31,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from vlint.errors import Unparsable
-from vlint.discover import Refused, confined_read, linted_roots
 from vlint.extract import deployment, shell
-from vlint.extract.argv import forwarded, recognise_all
+from vlint.extract.argv import recognise_all
+from vlint.extract.container_scripts import script_at, script_launches
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
-from vlint.extract.nested import ExtractContext, moved
-from vlint.model import BORROWED, Deployment, EnvVar, Invocation, Located, Pos, Span, Token
+from vlint.extract.nested import ExtractContext
+from vlint.model import Deployment, EnvVar, Invocation, Located, Pos, Span, Token
 from vlint.syntax import shell as shell_syntax
 from vlint.syntax.interpolation import interpolate, split_words
 from vlint.syntax.dockerfile import BLANKS, Instruction, exec_form, parse, strip
@@ -48,7 +48,6 @@ _REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # No Dockerfile substitutes a megabyte of variable values; a doubling chain of 40 ARGs would
 # substitute a terabyte.
 MAX_EXPANDED = 1 << 20
-MAX_SCRIPT_SIZE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -496,35 +495,13 @@ def _copied(args: Chars) -> dict[str, str]:
 
 
 def _copied_script(path: str, stage: _Stage, words: Sequence[Token]) -> list[Invocation]:
-    """The launches of the shell script the container runs (``ENTRYPOINT ["/start.sh"]``,
-    ``CMD ["bash", "/app/run.sh"]``) when ``COPY`` put it there from the repository: read
-    from the build context (the Dockerfile's folder, confined to the repository; at most
-    ``MAX_SCRIPT_SIZE`` bytes), its words the script's own to report (placed at
-    ``BORROWED``, ``Invocation.borrowed_at``), the launch anchored at the command here, and
-    the arguments the container gives it (``CMD`` after an ``ENTRYPOINT``) in place of its
-    ``"$@"``, at their places in this file."""
-    at = 1 if words and words[0].text.rsplit("/", 1)[-1] in _SHELLS else 0
+    """The launches of the shell script the container runs when ``COPY`` put it there from the
+    build context (taken as the Dockerfile's folder; ``vlint.extract.container_scripts``)."""
+    at = script_at(words)
     if at >= len(words) or words[at].text not in stage.copies:
         return []
     source = os.path.join(os.path.dirname(os.path.abspath(path)), stage.copies[words[at].text])
-    try:
-        text = confined_read(source, linted_roots([path]), MAX_SCRIPT_SIZE).decode("utf-8")
-    except (Refused, OSError, UnicodeDecodeError):
-        return []
-    if "vllm" not in text.lower():
-        return []
-    try:
-        inside = shell.extract(source, text)
-    except Unparsable:
-        return []
-    anchor = words[at].span
-    given = tuple(words[at + 1:])
-    found: list[Invocation] = []
-    for invocation in inside:
-        placed = moved(invocation, lambda _: BORROWED)
-        found.append(replace(forwarded(placed, given), path=path, anchor=anchor,
-                             origin=(KIND, *invocation.origin), borrowed_at=BORROWED))
-    return found
+    return script_launches(path, KIND, words, source)
 
 
 def _finish(found: Sequence[Invocation], stage: _Stage) -> list[Invocation]:
