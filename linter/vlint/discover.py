@@ -550,8 +550,9 @@ def _serve_option_names() -> frozenset[str]:
 
 
 _RAY_APPLICATIONS = re.compile(rb"^applications:", re.MULTILINE)
-_RAY_LLM_CONFIG = re.compile(rb"^[ \t-]*(llm_configs?|prefill_config|decode_config|engine_kwargs|engine_args):",
-                             re.MULTILINE)
+_RAY_LLM_CONFIG = re.compile(
+    rb"^[ \t-]*(llm_configs?|prefill_config|decode_config|engine_kwargs|engine_args):",
+    re.MULTILINE)
 _RAY_LLM_FILE = re.compile(rb"^model_loading_config:", re.MULTILINE)
 _RAY_LLM_MODEL = re.compile(rb"^engine_config:", re.MULTILINE)
 _ENGINE_KWARGS = re.compile(rb"^[ \t]+engine_kwargs:", re.MULTILINE)

@@ -12,7 +12,8 @@ from vlint.model.positions import LineIndex, Locator, Pos, Span, line_locator
 from vlint.model.token import Entry, Keyword, Token
 
 __all__ = [
-    "BORROWED", "SEVERITY_RANK", "Confirmation", "ConfirmationState", "Deployment", "Edit", "Entry", "EnvVar",
+    "BORROWED", "SEVERITY_RANK", "Confirmation", "ConfirmationState", "Deployment", "Edit",
+    "Entry", "EnvVar",
     "Finding", "Fix", "GpuCount", "Located", "Mount", "Port", "Probe", "ProbeKind",
     "Invocation", "Keyword", "LineBreak", "LineIndex", "Locator", "Pos", "Severity", "Span", "Token",
     "line_locator",

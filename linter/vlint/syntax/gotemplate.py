@@ -20,8 +20,8 @@ functions ``default``, ``required``, ``quote``, ``squote``, ``toString``, ``int`
 ``indent``, ``nindent``, ``not``, ``and``, ``or``, ``eq``, ``ne``, ``empty``, ``list``,
 ``index``, ``hasKey``, ``ternary``, ``tpl`` (a value rendered as a template, its own
 characters at their places); ``fail`` writes nothing and marks the rendering ``incomplete``
-(Helm would stop there: the values an install must add).  Anything else (``.Release``, ``.Capabilities``, ``lookup``, ...)
-is unknown.  An
+(Helm would stop there: the values an install must add).  Anything else (``.Release``,
+``.Capabilities``, ``lookup``, ...) is unknown.  An
 unknown value in a condition takes its first branch (as ``vlint.extract.helm.mask`` reads a
 template); one that writes YAML structure (a pipeline ending in ``toYaml``, ``indent`` or
 ``nindent``, or ``include``) writes nothing and the rendering is marked ``incomplete``; any other
