@@ -269,7 +269,8 @@ def prefilter(data: bytes, path: str = "") -> bool:
         return True
     if b"model_loading_config" in data:
         return True
-    if values_name(os.path.basename(path)) and _vllm_chart(_values_chart(path)):
+    values = values_chart(path) if path else None
+    if values is not None and _vllm_chart(values):
         return True
     chart = chart_folder(path) if path else None
     return chart is not None and _vllm_chart(chart)
@@ -279,11 +280,33 @@ _CHART_FILES = 64  # of a chart's files searched for vLLM's name (a chart has a 
 _CHART_FILE_SIZE = 1 << 20
 
 
-def _values_chart(path: str) -> str:
-    """The folder of the chart a values file would belong to: its own, or the one above a
-    ``ci/`` folder (chart-testing's values files)."""
+# Folders a chart keeps values files in for installs other than its defaults: chart-testing's
+# ``ci/`` (https://github.com/helm/chart-testing) and ``examples/`` (``helm install -f
+# examples/gpu.yaml``), a file there or in a folder of its own (``examples/basic/values.yaml``).
+_VALUES_FOLDERS = frozenset({"ci", "examples"})
+
+
+def values_chart(path: str) -> str | None:
+    """The chart folder a values file belongs to: ``Chart.yaml`` and ``templates/`` beside a
+    file named as values are (``values.yaml``, ``values-prod.yaml``), or above the ``ci/`` or
+    ``examples/`` folder (at most one folder deeper) that holds a YAML file; None otherwise."""
+    name = os.path.basename(path)
     folder = os.path.dirname(os.path.abspath(path))
-    return os.path.dirname(folder) if os.path.basename(folder) == "ci" else folder
+    if values_name(name):
+        if _is_chart(folder):
+            return folder
+    elif not name.endswith((".yaml", ".yml")):
+        return None
+    for _ in range(2):
+        if os.path.basename(folder) in _VALUES_FOLDERS and _is_chart(os.path.dirname(folder)):
+            return os.path.dirname(folder)
+        folder = os.path.dirname(folder)
+    return None
+
+
+def _is_chart(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, "Chart.yaml")) and os.path.isdir(
+        os.path.join(folder, "templates"))
 
 
 def _vllm_chart(chart: str) -> bool:
@@ -439,7 +462,7 @@ def helm_claims(path: str, data: bytes) -> bool:
     values file (``values*.yaml``), or a Flux ``HelmRelease``, whose ``spec.values`` are a
     chart's values."""
     name = os.path.basename(path)
-    if values_name(name) and not kubernetes_claims(path, data):
+    if (values_name(name) or values_chart(path) is not None) and not kubernetes_claims(path, data):
         return True
     if _FLUX_HELM_RELEASE.search(data) and _HELM_RELEASE_KIND.search(data):
         return True

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests._support.files import write_tree
 from tests._support.invocations import arg, args
 from tests.extract.test_chart_templates import CONTAINER
+from vlint.discover import kind_of
 from vlint.engine.lint import lint
 from vlint.extract.chart_templates import ENABLED, chart_of_values
 from vlint.extract.helm import extract
@@ -87,12 +88,18 @@ def test_the_defaults_keep_their_own_launch(tmp_path: Path) -> None:
     assert args(launch) == ["--model", "org/small", "--max-model-len", "4096", "--enforce-eager"]
 
 
-def test_chart_testing_values_in_ci_belong_to_the_chart(tmp_path: Path) -> None:
+def test_chart_testing_values_and_examples_belong_to_the_chart(tmp_path: Path) -> None:
     chart(tmp_path, {"ci/large-values.yaml": PRODUCTION})
     assert chart_of_values(str(tmp_path / "chart" / "ci" / "large-values.yaml")) == str(
         tmp_path / "chart")
     [launch] = launches(tmp_path / "chart" / "ci" / "large-values.yaml")
     assert arg(launch, "16k").span == Span(Pos(2, 14), Pos(2, 17))
+    # A chart's examples, named as values or not, in a folder of their own or not.
+    chart(tmp_path, {"examples/gpu.yaml": PRODUCTION, "examples/basic/values.yaml": PRODUCTION})
+    for example in ("examples/gpu.yaml", "examples/basic/values.yaml"):
+        [launch] = launches(tmp_path / "chart" / example)
+        assert arg(launch, "16k").span == Span(Pos(2, 14), Pos(2, 17))
+    assert kind_of(str(tmp_path / "chart" / "examples" / "gpu.yaml"), PRODUCTION.encode()) == "helm"
     # A values file elsewhere is not joined to a chart it does not sit with.
     write_tree(tmp_path, {"deploy/prod-values.yaml": PRODUCTION})
     assert chart_of_values(str(tmp_path / "deploy" / "prod-values.yaml")) is None

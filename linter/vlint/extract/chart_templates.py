@@ -46,7 +46,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vlint.discover import Refused, confined_read, linted_roots, prefilter, values_name
+from vlint.discover import Refused, confined_read, linted_roots, prefilter, values_chart
 from vlint.extract import chart_values
 from vlint.extract.nested import rebuilt
 from vlint.model import BORROWED, Invocation, LineIndex, Pos, Span, Token
@@ -69,27 +69,14 @@ T = TypeVar("T")
 
 def chart_of_values(path: str) -> str | None:
     """The chart folder when ``path`` is a chart's own ``values.yaml`` or a values file kept
-    with it to override its defaults (``values-prod.yaml``, ``vllm-values.yaml`` beside
-    ``values.yaml``; ``ci/*-values.yaml``, chart-testing's install cases,
-    https://github.com/helm/chart-testing): ``Chart.yaml`` and ``templates/`` beside it, or
-    beside ``ci/``.  None otherwise."""
-    name = os.path.basename(path)
-    if not values_name(name):
-        return None
-    folder = os.path.dirname(os.path.abspath(path))
-    candidates = [folder]
-    if name != "values.yaml" and os.path.basename(folder) == "ci":
-        candidates = [os.path.dirname(folder)]
-    for chart in candidates:
-        if os.path.isfile(os.path.join(chart, "Chart.yaml")) and os.path.isdir(
-                os.path.join(chart, "templates")):
-            return chart
-    return None
+    with it for other installs (``values-prod.yaml`` beside it, ``ci/*.yaml``,
+    ``examples/*.yaml``; ``discover.values_chart``); None otherwise."""
+    return values_chart(path)
 
 
-def is_override(path: str) -> bool:
-    """Whether a values file of a chart (``chart_of_values``) overrides its ``values.yaml``."""
-    return os.path.basename(path) != "values.yaml"
+def is_override(path: str, chart: str) -> bool:
+    """Whether a values file of ``chart`` overrides its ``values.yaml`` (is another file)."""
+    return os.path.abspath(path) != os.path.join(chart, "values.yaml")
 
 
 def overridden(chart: str, path: str, root: Node) -> tuple[Node, frozenset[int]] | None:

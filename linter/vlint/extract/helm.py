@@ -400,7 +400,7 @@ def _own_templates(
     if len(documents) != 1 or yamlpos.mapping_node(documents[0]) is None:
         return [], used
     values, borrowed = documents[0], frozenset[int]()
-    if chart_templates.is_override(path):
+    if chart_templates.is_override(path, chart):
         merged = chart_templates.overridden(chart, path, values)
         if merged is None:
             return [], used
