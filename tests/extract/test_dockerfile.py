@@ -275,3 +275,15 @@ def test_a_copy_from_another_stage_or_outside_the_repository_is_not_read(
     write_tree(tmp_path.parent, {"serve.sh": SCRIPT})
     write_tree(tmp_path, {"Dockerfile": outside})
     assert extract(str(tmp_path / "Dockerfile"), outside) == []
+
+
+def test_a_python_program_in_a_copied_folder_is_read(tmp_path: Path) -> None:
+    dockerfile = ("FROM python:3.12-slim\nRUN pip install vllm==0.10.1\nCOPY . /app\n"
+                  'CMD ["python3", "-u", "/app/serve.py"]\n')
+    program = ("import subprocess\n"
+               'subprocess.run(["vllm", "serve", "org/m", "--swap-space", "4"], check=True)\n')
+    write_tree(tmp_path, {".git/HEAD": "", "Dockerfile": dockerfile, "serve.py": program})
+    [launch] = extract(str(tmp_path / "Dockerfile"), dockerfile)
+    assert launch.origin == ("dockerfile", "python")
+    assert [token.text for token in launch.args] == ["org/m", "--swap-space", "4"]
+    assert launch.anchor.start == Pos(4, 24) and launch.target == "==0.10.1"

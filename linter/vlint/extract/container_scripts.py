@@ -1,30 +1,34 @@
-"""A container that runs a shell script from the repository: the script's launches as the
+"""A container that runs a script from the repository: the script's launches as the
 container's.
 
 ``ENTRYPOINT ["/start.sh"]`` after ``COPY start.sh /start.sh`` (a Dockerfile), or compose's
 ``entrypoint: ["/usr/local/bin/serve"]`` with ``./serve.sh:/usr/local/bin/serve`` mounted: the
 container starts the script, and what the script launches is the container's launch.  The
 script is read from the repository (confined to it, at most ``MAX_SCRIPT_SIZE`` bytes) by the
-shell reader; it is a file vlint lints too, so its own words are placed at ``BORROWED``
-(``Invocation.borrowed_at``) and reported there only.  The arguments the container gives the
+Python reader (``python3 /app/serve.py``, a ``.py`` file) or the shell reader; it is a file
+vlint lints too, so its own words are placed at ``BORROWED`` (``Invocation.borrowed_at``) and
+reported there only.  The arguments the container gives the
 script (``CMD`` after an ``ENTRYPOINT``, compose's ``command:``) take the place of its ``"$@"``
 at their places in the file that writes them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from vlint.discover import Refused, confined_read, linted_roots
 from vlint.errors import Unparsable
-from vlint.extract import shell
+from vlint.extract import python, shell
 from vlint.extract.argv import forwarded
 from vlint.extract.nested import moved
 from vlint.model import BORROWED, Invocation, Token
 
 MAX_SCRIPT_SIZE = 1 << 20
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
+_PYTHON_OPTIONS = frozenset({"-u", "-B", "-E", "-I", "-O", "-OO", "-P", "-q", "-s", "-S"})
 
 
 def script_launches(path: str, kind: str, words: Sequence[Token],
@@ -41,7 +45,8 @@ def script_launches(path: str, kind: str, words: Sequence[Token],
     if "vllm" not in text.lower():
         return []
     try:
-        inside = shell.extract(host_path, text)
+        inside = (python.extract(host_path, text) if host_path.endswith(".py")
+                  else shell.extract(host_path, text))
     except Unparsable:
         return []
     at = script_at(words)
@@ -53,5 +58,16 @@ def script_launches(path: str, kind: str, words: Sequence[Token],
 
 
 def script_at(words: Sequence[Token]) -> int:
-    """The index of the script's path among the command's words (after a shell, if any)."""
-    return 1 if words and words[0].text.rsplit("/", 1)[-1] in _SHELLS else 0
+    """The index of the script's path among the command's words: after a shell, or after a
+    Python interpreter and its ``-u``-like options (``python3 -u /app/serve.py``)."""
+    if not words:
+        return 0
+    program = words[0].text.rsplit("/", 1)[-1]
+    if program in _SHELLS:
+        return 1
+    if _PYTHON.match(program):
+        at = 1
+        while at < len(words) and words[at].text in _PYTHON_OPTIONS:
+            at += 1
+        return at
+    return 0

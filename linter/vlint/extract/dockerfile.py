@@ -498,10 +498,25 @@ def _copied_script(path: str, stage: _Stage, words: Sequence[Token]) -> list[Inv
     """The launches of the shell script the container runs when ``COPY`` put it there from the
     build context (taken as the Dockerfile's folder; ``vlint.extract.container_scripts``)."""
     at = script_at(words)
-    if at >= len(words) or words[at].text not in stage.copies:
+    copied = _copied_source(stage.copies, words[at].text) if at < len(words) else None
+    if copied is None:
         return []
-    source = os.path.join(os.path.dirname(os.path.abspath(path)), stage.copies[words[at].text])
+    source = os.path.join(os.path.dirname(os.path.abspath(path)), copied)
     return script_launches(path, KIND, words, source)
+
+
+def _copied_source(copies: Mapping[str, str], target: str) -> str | None:
+    """The build-context path of the file ``COPY`` put at ``target`` in the image: copied
+    itself, or inside a copied folder (``COPY . /app`` holds ``/app/serve.py``; the longest
+    destination that holds it)."""
+    if target in copies:
+        return copies[target]
+    best: tuple[int, str] | None = None
+    for dest, source in copies.items():
+        folder = dest.rstrip("/")
+        if folder and target.startswith(folder + "/") and (best is None or len(folder) > best[0]):
+            best = (len(folder), os.path.join(source, target[len(folder) + 1:]))
+    return None if best is None else best[1]
 
 
 def _finish(found: Sequence[Invocation], stage: _Stage) -> list[Invocation]:
