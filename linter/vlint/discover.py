@@ -272,7 +272,8 @@ def prefilter(data: bytes, path: str = "") -> bool:
     values = values_chart(path) if path else None
     if values is not None and _vllm_chart(values):
         return True
-    chart = chart_folder(path) if path else None
+    # (A chart's template sits under its ``templates/``: other paths skip the walk up.)
+    chart = chart_folder(path) if "templates" in path else None
     return chart is not None and _vllm_chart(chart)
 
 
