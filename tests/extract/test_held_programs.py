@@ -107,3 +107,10 @@ def test_an_image_whose_tag_names_no_release_runs_each_releases_entry_point(
     write_tree(tmp_path, {"run.sh": "vllm serve --model org/m --max-model-len 4096\n"})
     report = lint([str(tmp_path / "run.sh")], Settings(target="0.8.5"))
     assert "VL108" in {f.code for f in report.findings}
+
+
+def test_a_value_of_many_references_to_a_large_one_is_not_built() -> None:
+    big = "x" * 40_000
+    text = f"V0 = {big}\nV1 = {'$(V0)' * 1000}\nV2 = $(V0)\n"
+    variables = read(text).variables
+    assert "V1" not in variables and variables["V2"].text == big

@@ -208,10 +208,14 @@ def _referring(variables: Mapping[str, Chars]) -> dict[str, Chars]:
         if not ready:
             break
         for name, value in ready.items():
-            done = expanded(value, known)
-            if "$" not in done.text and len(done.text) <= _MAX_VALUE:
-                known[name] = done
             del waiting[name]
+            size = len(value.text) + sum(len(known[m.group(1) or m.group(2)].text)
+                                         for m in _REFERENCE.finditer(value.text))
+            if size > _MAX_VALUE:
+                continue  # (sized before it is built: references to large values multiply)
+            done = expanded(value, known)
+            if "$" not in done.text:
+                known[name] = done
     return known
 
 
