@@ -278,7 +278,7 @@ def prefilter(data: bytes, path: str = "") -> bool:
 
 
 _CHART_FILES = 64  # of a chart's files searched for vLLM's name (a chart has a few dozen)
-_CHART_FILE_SIZE = 1 << 20
+_CHART_FILE_SIZE = 1 << 18
 
 
 # Folders a chart keeps values files in for installs other than its defaults: chart-testing's
