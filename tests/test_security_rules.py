@@ -102,6 +102,8 @@ EXPECTED: list[tuple[str, int, str]] = [
     ('b_k8s/GoogleCloudPlatform__kubernetes-engine-samples__ai-ml__llm-serving-llama__vllm__vllm-llama4-maverick-17b-128e-instruct-fp8.yaml', 48, 'VL501'),
     ('b_k8s/GoogleCloudPlatform__kubernetes-engine-samples__ai-ml__vllm-tpu__vllm-llama3-70b.yaml', 45, 'VL501'),
     ('b_k8s/NASTP-ce__vllm-deployment__k8s__deployment.yaml', 18, 'VL504'),
+    # The chart template passes --trust-remote-code when model.trustRemoteCode is set.
+    ('b_k8s/benhurjoel__vllm-deployment-ocp-helm__charts__vllm-hf__templates__deployment.yaml', 246, 'VL502'),
     ('b_k8s/hanneshapke__DevFest2024-LLM-vllm-k8s__src__vllm-kubernetes__vllm-gemma2-2b.yaml', 37, 'VL503'),
     ('b_k8s/substratusai__kubeai__charts__models__values.yaml', 565, 'VL502'),
     ('b_k8s/substratusai__kubeai__manifests__models__deepseek-r1-mi300x.yaml', 11, 'VL502'),

@@ -43,10 +43,10 @@ def _fail_on_bad(original: Callable[..., Any], error: BaseException) -> Callable
     """``original``, raising ``error`` when it works on bad.sh (its path is an argument or the
     path of the invocation or resolution it is given)."""
 
-    def failing(*args: Any) -> Any:
+    def failing(*args: Any, **options: Any) -> Any:
         if any("bad.sh" in _path_of(arg) for arg in args):
             raise error
-        return original(*args)
+        return original(*args, **options)
 
     return failing
 
