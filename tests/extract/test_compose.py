@@ -428,3 +428,25 @@ def test_an_entrypoint_script_the_service_mounts_is_read(tmp_path: pathlib.Path)
     # Not mounted from the repository: nothing to read.
     unmounted = MOUNTED_SCRIPT.replace("./scripts/serve.sh:", "scripts:")
     assert extract(str(path), unmounted) == []
+
+
+UNKNOWN_IMAGES = """\
+services:
+  vllm:
+    image: ${IMAGE}
+    command: [--model, "${MODEL}", --max-model-len, "16k"]
+  vllm-bench:
+    image: ${IMAGE}
+    command: [--model, m, --concurrency, "8"]
+  bench:
+    image: ${IMAGE}
+    command: [--model, m, --max-model-len, "16k"]
+"""
+
+
+def test_an_unknown_image_is_named_by_its_service() -> None:
+    # Only the service whose name says vLLM and whose options are all vLLM's is a launch.
+    [launch] = extract("compose.yaml", UNKNOWN_IMAGES)
+    assert [token.text for token in launch.args] == [
+        "--model", "${MODEL}", "--max-model-len", "16k"]
+    assert launch.anchor.start.line == 4 and launch.target is None

@@ -82,8 +82,9 @@ def extract(
         if services is None:
             continue
         built_names = _built_image_names(source, services, variables)
-        for _, service in yamlpos.mapping_items(services):
-            found.extend(_service(path, source, service, variables, builds, built_names))
+        for name, service in yamlpos.mapping_items(services):
+            found.extend(_service(path, source, service, variables, builds, built_names,
+                                  str(name.value)))
     return found
 
 
@@ -372,7 +373,7 @@ def _volumes(service: Node, scalar: _Scalar, get: _Get) -> tuple[Mount, ...]:
 
 def _service(
     path: str, source: SourceIndex, service: Node, variables: Mapping[str, str],
-    builds: _Dockerfiles, built_names: Mapping[str, Node],
+    builds: _Dockerfiles, built_names: Mapping[str, Node], name: str = "",
 ) -> list[Invocation]:
     if yamlpos.mapping_node(service) is None:
         return []
@@ -413,12 +414,23 @@ def _service(
                     )
                 ]
             return []
-        if vllm_image or image is not None and runs_server(image, command.words):
-            return finish(recognise_all(command.words, path=path, kind=KIND, image=image))
+        named = None if image is None else _named(image, image_chars, name)
+        if vllm_image or named is not None and runs_server(named, command.words):
+            return finish(recognise_all(command.words, path=path, kind=KIND, image=named))
         if command.string is not None:
             return finish(_shell(path, command.string))
         return finish(recognise_all(command.words, path=path, kind=KIND))
     return finish(_entrypoint_launches(path, entrypoint, command, facts))
+
+
+def _named(image: str, chars: Chars | None, service: str) -> str:
+    """The image reference a decision on the service's words goes by: one compose cannot know
+    (``${IMAGE}``, from an env file given at run time) is named by its service as well
+    (``services: {vllm: {image: ${IMAGE}, command: [--model, ...]}}``:
+    ``knowledge.images.runs_server``, a name that says vLLM and only vLLM's options)."""
+    if chars is None or all(chars.literal):
+        return image
+    return f"{service}/{image}"
 
 
 def _entrypoint_launches(path: str, entrypoint: _Argv, command: _Argv | None,
