@@ -292,12 +292,12 @@ def values_chart(path: str) -> str | None:
     file named as values are (``values.yaml``, ``values-prod.yaml``), or above the ``ci/`` or
     ``examples/`` folder (at most one folder deeper) that holds a YAML file; None otherwise."""
     name = os.path.basename(path)
+    named = values_name(name)
+    if not named and not name.endswith((".yaml", ".yml")):
+        return None  # (before any path work: the prefilter asks this of every file)
     folder = os.path.dirname(os.path.abspath(path))
-    if values_name(name):
-        if _is_chart(folder):
-            return folder
-    elif not name.endswith((".yaml", ".yml")):
-        return None
+    if named and _is_chart(folder):
+        return folder
     for _ in range(2):
         if os.path.basename(folder) in _VALUES_FOLDERS and _is_chart(os.path.dirname(folder)):
             return os.path.dirname(folder)
@@ -313,9 +313,9 @@ def _is_chart(folder: str) -> bool:
 def _vllm_chart(chart: str) -> bool:
     """Whether the chart in ``chart`` (a ``Chart.yaml`` there) names vLLM in its
     ``Chart.yaml``, its ``values.yaml`` or a template: its values files configure it however
-    they are written (``model: org/m``, ``maxModelLen: 16k``).  Links are not followed and at
-    most ``_CHART_FILES`` files of ``_CHART_FILE_SIZE`` bytes are read, once while those files
-    and the templates folder are unchanged."""
+    they are written (``model: org/m``, ``maxModelLen: 16k``).  The files are read confined to
+    the chart's repository (``confined_read``), at most ``_CHART_FILES`` of them and their first
+    ``_CHART_FILE_SIZE`` bytes, once while those files and the templates folder are unchanged."""
     stamp = tuple(_stamp(os.path.join(chart, name))
                   for name in ("Chart.yaml", "values.yaml", "templates"))
     return stamp[0] is not None and _names_vllm(chart, stamp)
@@ -332,9 +332,8 @@ def _stamp(name: str) -> tuple[int, int, int] | None:
 
 @lru_cache(maxsize=16)
 def _names_vllm(chart: str, stamp: tuple[tuple[int, int, int] | None, ...]) -> bool:
+    roots = linted_roots([chart])
     names = [os.path.join(chart, "Chart.yaml"), os.path.join(chart, "values.yaml")]
-    if not _regular(names[0]):
-        return False
     templates = os.path.join(chart, "templates")
     if os.path.isdir(templates) and not os.path.islink(templates):
         try:
@@ -342,23 +341,15 @@ def _names_vllm(chart: str, stamp: tuple[tuple[int, int, int] | None, ...]) -> b
         except OSError:
             pass
     for name in names[:_CHART_FILES]:
-        if not _regular(name):
-            continue
         try:
-            with open(name, "rb") as handle:
-                if b"vllm" in handle.read(_CHART_FILE_SIZE).lower():
-                    return True
-        except OSError:
-            continue
+            head = confined_read(name, roots, _CHART_FILE_SIZE)
+        except TooLarge as large:
+            head = large.head
+        except Refused:
+            continue  # absent, a folder, a link out of the repository, not a regular file
+        if b"vllm" in head.lower():
+            return True
     return False
-
-
-def _regular(name: str) -> bool:
-    """A regular file, not a link (``os.lstat``)."""
-    try:
-        return stat.S_ISREG(os.lstat(name).st_mode)
-    except OSError:
-        return False
 
 
 def kind_of(path: str, data: bytes) -> str | None:

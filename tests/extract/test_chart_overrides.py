@@ -10,7 +10,7 @@ from pathlib import Path
 from tests._support.files import write_tree
 from tests._support.invocations import arg, args
 from tests.extract.test_chart_templates import CONTAINER
-from vlint.discover import kind_of
+from vlint.discover import kind_of, prefilter
 from vlint.engine.lint import lint
 from vlint.extract.chart_templates import ENABLED, chart_of_values
 from vlint.extract.helm import extract
@@ -233,3 +233,20 @@ def test_an_override_file_that_does_not_name_vllm_is_linted_with_its_chart(
         "Chart.yaml": CHART, "values.yaml": "model: m\n", "values-prod.yaml": PRODUCTION,
         "templates/deployment.yaml": "kind: Deployment\n"})
     assert not any("other" in f.path for f in lint([str(tmp_path)], Settings()).findings)
+
+
+def test_a_chart_file_linked_from_outside_the_repository_lets_nothing_through(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    write_tree(outside, {"values.yaml": DEFAULTS})  # names vLLM, outside the repository
+    repo = tmp_path / "repo"
+    write_tree(repo, {".git/HEAD": "", "chart/Chart.yaml": CHART,
+                      "chart/templates/deployment.yaml": TEMPLATE.replace("vllm", "server"),
+                      "chart/values-prod.yaml": PRODUCTION})
+    (repo / "chart" / "values.yaml").symlink_to(outside / "values.yaml")
+    assert not prefilter(PRODUCTION.encode(), str(repo / "chart" / "values-prod.yaml"))
+    # The same file inside the repository does.
+    (repo / "chart" / "values.yaml").unlink()
+    write_tree(repo, {"chart/values.yaml": DEFAULTS})
+    assert prefilter(PRODUCTION.encode(), str(repo / "chart" / "values-prod.yaml"))

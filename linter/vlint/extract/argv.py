@@ -22,15 +22,19 @@ from vlint.syntax.shell import iter_commands, line_break
 
 # (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
 __all__ = [
-    "CLI_MODULE", "DEMO_SERVER_MODULE", "forwarded", "image_entry", "recognise_all",
-    "recognise_container", "recognise_script",
+    "CLI_MODULE", "DEMO_SERVER_MODULE", "PYTHON", "PYTHON_SWITCHES", "SHELLS", "forwarded",
+    "image_entry", "recognise_all", "recognise_container", "recognise_script",
 ]
 
 CLI_MODULE = "vllm.entrypoints.cli.main"
 # vLLM's demo (non-OpenAI) server, with its own parser while the release shipped it.
 
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+# A Python interpreter's name (``python``, ``python3``, ``python3.12``) and the POSIX shells.
+PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
+# The interpreter's options that take no value and name no program: after them the next word is
+# the script, or the program comes on standard input.
+PYTHON_SWITCHES = frozenset({"-u", "-B", "-E", "-I", "-O", "-OO", "-P", "-q", "-s", "-S"})
 # The interpreter's options that take the next word (https://docs.python.org/3/using/cmdline.html);
 # `-c CODE` ends them: what follows is the code's own argv, not a module to run.
 _PYTHON_FLAGS_WITH_VALUE = frozenset({"-X", "-W"})
@@ -191,7 +195,7 @@ def _recognise(
         return [build("serve", start + 2, start + 2)]
     if _held_vllm(words, start):
         return [build("serve", start + 2, start + 2)]
-    if _PYTHON.match(program) or is_expansion(words[start]):
+    if PYTHON.match(program) or is_expansion(words[start]):
         # (`"$PY" -m vllm.entrypoints...`: an interpreter held in a variable.)
         found = _python_module(words, start + 1)
         if found is not None:
@@ -199,7 +203,7 @@ def _recognise(
         if not (server_image and is_expansion(words[start])):
             return []
         # (``docker run $VLLM_IMAGE $VLLM_ARGS``: the server's arguments, all unresolved.)
-    if program in _SHELLS:
+    if program in SHELLS:
         script = _nested_shell(words, start + 1)
         if script is None:
             return []

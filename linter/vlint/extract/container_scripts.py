@@ -14,21 +14,17 @@ at their places in the file that writes them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from vlint.discover import Refused, confined_read, linted_roots
 from vlint.errors import Unparsable
 from vlint.extract import python, shell
-from vlint.extract.argv import forwarded
+from vlint.extract.argv import PYTHON, PYTHON_SWITCHES, SHELLS, forwarded
 from vlint.extract.nested import moved
 from vlint.model import BORROWED, Invocation, Token
 
 MAX_SCRIPT_SIZE = 1 << 20
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
-_PYTHON_OPTIONS = frozenset({"-u", "-B", "-E", "-I", "-O", "-OO", "-P", "-q", "-s", "-S"})
 
 
 def script_launches(path: str, kind: str, words: Sequence[Token],
@@ -63,11 +59,11 @@ def script_at(words: Sequence[Token]) -> int:
     if not words:
         return 0
     program = words[0].text.rsplit("/", 1)[-1]
-    if program in _SHELLS:
+    if program in SHELLS:
         return 1
-    if _PYTHON.match(program):
+    if PYTHON.match(program):
         at = 1
-        while at < len(words) and words[at].text in _PYTHON_OPTIONS:
+        while at < len(words) and words[at].text in PYTHON_SWITCHES:
             at += 1
         return at
     return 0

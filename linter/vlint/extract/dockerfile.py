@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment, shell
-from vlint.extract.argv import recognise_all
+from vlint.extract.argv import PYTHON, SHELLS, recognise_all
 from vlint.extract.container_scripts import script_at, script_launches
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.extract.nested import ExtractContext
@@ -43,7 +43,6 @@ from vlint.syntax.dockerfile import BLANKS, Instruction, exec_form, parse, strip
 from vlint.syntax.lines import Chars
 
 KIND = "dockerfile"
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 _REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # No Dockerfile substitutes a megabyte of variable values; a doubling chain of 40 ARGs would
 # substitute a terabyte.
@@ -280,7 +279,6 @@ def _command(args: Chars) -> Command:
 # --- what a RUN installs ----------------------------------------------------------------------
 
 _PIP = re.compile(r"pip(\d+(\.\d+)?)?$")
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 # pip's and uv pip's install options that take the next word as their value.
 _PIP_VALUE_OPTIONS = frozenset({
     "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
@@ -370,7 +368,7 @@ def _install_arguments(words: Sequence[str]) -> int | None:
             return index + 2
         if name == "uv" and rest[:2] == ["pip", "install"]:
             return index + 3
-        if _PYTHON.match(name) and rest[:3] == ["-m", "pip", "install"]:
+        if PYTHON.match(name) and rest[:3] == ["-m", "pip", "install"]:
             return index + 4
     return None
 
@@ -427,7 +425,7 @@ def _run(path: str, instruction: Instruction) -> list[Invocation]:
             command.slice(0, 0)
     found = _shell(path, command)
     first = re.split(r"[ \t]+", command.text, maxsplit=1)[0]
-    if command.text.startswith("<<") or first.rsplit("/", 1)[-1] in _SHELLS:
+    if command.text.startswith("<<") or first.rsplit("/", 1)[-1] in SHELLS:
         for body in instruction.heredocs:
             found.extend(_shell(path, body))
     return found

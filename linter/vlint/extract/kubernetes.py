@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment
-from vlint.extract.argv import recognise_container
+from vlint.extract.argv import SHELLS, recognise_container
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.knowledge.ray_serve import release_for_ray
 from vlint.model import (
@@ -74,7 +74,6 @@ _CONTAINER_LISTS = ("containers", "initContainers")
 # ``source``) and a container set's ``containers`` (https://argo-workflows.readthedocs.io/en/
 # latest/fields/#template).
 _STEP_LISTS = ("steps", "sidecars")
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
 _SINGLE_CONTAINERS = ("container", "script")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
@@ -706,7 +705,7 @@ class _Reader:
                 return None
         elif argo is not None and yamlpos.is_scalar(argo) and command:
             token = self.token(argo)
-            if token is None or command[0].text.rsplit("/", 1)[-1] not in _SHELLS:
+            if token is None or command[0].text.rsplit("/", 1)[-1] not in SHELLS:
                 return None
         else:
             return None

@@ -15,23 +15,22 @@ for ``subprocess`` command lines, never imports the Python reader.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vlint.errors import Unparsable
 from vlint.extract import python, shell
+from vlint.extract.argv import PYTHON, PYTHON_SWITCHES
 from vlint.extract.nested import ExtractContext, moved
 from vlint.model import Invocation, LineIndex, Locator, Pos
 from vlint.syntax.heredoc import Heredoc, heredocs
 from vlint.syntax.shell import ShellCommand, iter_commands
 
 KIND = shell.KIND
-_PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
-# Interpreter options that leave the program on standard input (the others take a value or
-# name the program: ``-c``, ``-m``, ``-W x``, ``-X x``).
-_STDIN_OPTIONS = frozenset({"-", "-u", "-B", "-E", "-I", "-O", "-OO", "-P", "-q", "-s", "-S"})
+# Interpreter words that leave the program on standard input: ``-`` and the options that take
+# no value (``-c``, ``-m``, ``-W x``, ``-X x`` or a script's name put the program elsewhere).
+_STDIN_WORDS = PYTHON_SWITCHES | {"-"}
 
 
 def extract(path: str, text: str, context: ExtractContext | Locator | None = None,
@@ -78,9 +77,9 @@ def python_heredocs(path: str, text: str, locate: Locator,
 def _reads_program(command: ShellCommand) -> bool:
     """Whether the command is a Python interpreter reading its program from standard input."""
     words = [word.text for word in command.words]
-    if not words or not _PYTHON.match(words[0].rsplit("/", 1)[-1]):
+    if not words or not PYTHON.match(words[0].rsplit("/", 1)[-1]):
         return False
-    return all(word in _STDIN_OPTIONS for word in words[1:])
+    return all(word in _STDIN_WORDS for word in words[1:])
 
 
 def _mover(body: Heredoc, locate: Locator) -> Callable[[Pos], Pos]:
