@@ -25,6 +25,8 @@ vLLM releases
     shorter ones (``PORT``, ``HF_TOKEN``) are read by other programs.  A variable the command
     itself expands (``$MAX_NUM_SEQS`` in ``sh -c``) is in use and not reported.  The catalog
     does not record which variable replaced a removed one, so the help does not say.
+    Variables of vLLM's platform plugins are theirs and not reported: ``VLLM_ASCEND_*``
+    (vllm-project/vllm-ascend, ``vllm_ascend/envs.py``).
 
 References
     https://docs.vllm.ai/en/latest/configuration/env_vars/
@@ -38,6 +40,9 @@ from vlint.checks.base import Context, Rule, did_you_mean
 from vlint.model import Finding
 
 RULE = Rule(code="VL404", name="env-var-not-read", severity="warning", since="0.1.0")
+
+# The prefixes of variables a vLLM platform plugin reads itself (see the docs above).
+_PLUGIN_PREFIXES = ("VLLM_ASCEND_",)
 
 
 def _expanded(context: Context, name: str) -> bool:
@@ -53,7 +58,7 @@ def check(context: Context) -> Iterator[Finding]:
     if not read:
         return
     for name, span in invocation.env_names.items():
-        if name in read or _expanded(context, name):
+        if name in read or name.startswith(_PLUGIN_PREFIXES) or _expanded(context, name):
             continue
         bare = name[len("VLLM_"):] if name.startswith("VLLM_") else name
         option = parser.by_dest.get(bare.lower()) if parser is not None else None

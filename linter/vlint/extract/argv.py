@@ -12,12 +12,14 @@ from dataclasses import replace
 
 from vlint.extract import container
 from vlint.extract.deployment import enclosed, from_tokens
-from vlint.extract.wrappers import is_expansion, unwrap
+from vlint.extract.wrappers import batch_gpus, is_expansion, unwrap
 from vlint.knowledge.images import (
     API_SERVER_MODULE, DEMO_SERVER_MODULE, image_entry, release_from_image, runs_server,
     server_arguments, vllm_arguments,
 )
-from vlint.model import Deployment, Entry, Invocation, Locator, Pos, Span, Token
+from vlint.model import (
+    Deployment, Entry, GpuCount, Invocation, Located, Locator, Pos, Span, Token,
+)
 from vlint.syntax.shell import iter_commands, line_break
 
 # (``image_entry`` is re-exported: the image entrypoint tests read it from here.)
@@ -90,7 +92,10 @@ def recognise_script(
     ``command:`` string): there a line break ends nothing, so no line break is reported.
     """
     found: list[Invocation] = []
+    ray: Located[str] | None = None
     for command in iter_commands(text, locate):
+        if ray is None:
+            ray = _ray_start(command.words)
         launches = recognise_all(
             command.words, env=command.env, path=path, kind=kind, env_names=command.env_names
         )
@@ -101,7 +106,52 @@ def recognise_script(
             if broken is not None:
                 invocation = replace(invocation, line_breaks=(*invocation.line_breaks, broken))
             found.append(invocation)
+    if ray is not None:
+        found = [_in_cluster(invocation, ray) for invocation in found]
+    gpus = _batch_gpus(text, locate) if found and "#SBATCH" in text else None
+    if gpus is not None:
+        found = [invocation if invocation.deployment.gpus is not None else replace(
+            invocation, deployment=replace(invocation.deployment, gpus=gpus))
+            for invocation in found]
     return found
+
+
+def _shifted(locate: Locator, start: int) -> Locator:
+    """A locator for a text that starts at ``start`` of ``locate``'s text."""
+    return lambda offset: locate(start + offset)
+
+
+# A batch job's directive: ``#SBATCH`` at the start of a line, its options after it.
+_DIRECTIVE = re.compile(r"^#SBATCH[ \t]+([^\n]*)", re.MULTILINE)
+
+
+def _batch_gpus(text: str, locate: Locator) -> Located[GpuCount | None] | None:
+    """The GPUs per node the script's ``#SBATCH`` directives ask for: a launch in the job
+    runs on one of its nodes with them."""
+    words: list[Token] = []
+    lead = "sbatch "  # a program for the options: the shell reader reads commands
+    for match in _DIRECTIVE.finditer(text):
+        line = lead + match.group(1)
+        for command in iter_commands(line, _shifted(locate, match.start(1) - len(lead))):
+            words.extend(command.words[1:])
+    return batch_gpus(words) if words else None
+
+
+def _ray_start(words: Sequence[Token]) -> Located[str] | None:
+    """``ray start ...`` (a node joining or heading a Ray cluster), at its program word."""
+    if len(words) < 2 or words[1].text != "start":
+        return None
+    program = words[0]
+    if not program.literal or program.text.rsplit("/", 1)[-1] != "ray":
+        return None
+    return Located("ray", program.sub_span(0))
+
+
+def _in_cluster(invocation: Invocation, ray: Located[str]) -> Invocation:
+    """A launch of a script that starts a Ray node: vLLM may place its workers on the cluster."""
+    if invocation.deployment.cluster is not None:
+        return invocation
+    return replace(invocation, deployment=replace(invocation.deployment, cluster=ray))
 
 
 def _span_of(words: Sequence[Token]) -> Span:

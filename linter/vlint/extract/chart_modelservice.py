@@ -22,12 +22,13 @@ is ``routing.servicePort`` for a prefill container or when ``routing.proxy.enabl
 else ``routing.proxy.targetPort``; where the file does not write it, the chart's default
 decides and the value is not literal (placed at ``modelCommand``).  A data parallel size the
 chart computes from ``dataLocal`` and ``workers`` is not read.  The container's ``env`` list,
-image and ``resources`` fill the Deployment facet; the GPUs the chart adds from
-``parallelism`` and ``accelerator`` are not read.
+image, ``resources``, ``ports``, probes and ``volumeMounts`` with the role's ``volumes`` fill the
+Deployment facet; the GPUs the chart adds from ``parallelism`` and ``accelerator`` are not read.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vlint.extract import deployment, kubernetes
@@ -37,7 +38,7 @@ from vlint.extract.chart_values import (
     words,
 )
 from vlint.knowledge.images import image_entry
-from vlint.model import Deployment, Invocation, Token
+from vlint.model import Invocation, Token
 from vlint.syntax import yamlpos
 
 if TYPE_CHECKING:
@@ -88,12 +89,9 @@ def _container(
     expanded = {name: variable.value for name, variable in env.items()}
     args = [kubernetes.expand(w, expanded, reader.budget)
             for w in words(reader, get(container, "args")) or []]
-    facts = Deployment(
-        image=reference,
-        env=env,
-        gpus=reader.gpus(get(container, "resources")),
-        ports=reader.ports(get(container, "ports")),
-    )
+    # The chart writes the container's own fields and the role's pod fields (``volumes``)
+    # as given (templates/_helpers.tpl, "llm-d-modelservice.modelPod" and ".container").
+    facts = replace(reader.facts(container, spec), image=reference, env=env)
     chosen = reader.token(get(container, "modelCommand"))
     mode = chosen.text if chosen is not None and chosen.literal else "custom"
     if chosen is not None and not chosen.literal:

@@ -159,13 +159,13 @@ def _launch(reader: _Reader, spec: Node, entry: Node) -> Invocation:
         model.sub_span(0) if model_node is not None else Span(start, start),
         entry="serve",
         args=tuple(args),
-        deployment=Deployment(
+        deployment=deployment.pod_by_controller(Deployment(
             image=image_at,
             env=_environment(reader, spec, entry),
             env_complete=not (truth(reader, get(entry, "envFromSecret"))
                               or truth(reader, get(spec, "configs"))),
             gpus=_gpus(reader, entry),
-        ),
+        ), model.sub_span(0) if model_node is not None else Span(start, start)),
         target=kubernetes.vllm_release(image_at.value if image_at is not None else None),
     )
 

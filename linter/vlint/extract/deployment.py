@@ -85,6 +85,15 @@ def enclosed(
     )
 
 
+def pod_by_controller(facts: Deployment, at: Span) -> Deployment:
+    """The facts of a container whose pod an operator or a chart writes from a resource's or
+    values' fields (KubeAI's ``Model``, KServe's ``LLMInferenceService``, production-stack's
+    ``VLLMRuntime`` and chart, llm-d's modelservice chart): its IPC namespace and ``/dev/shm``
+    are theirs (they mount a memory volume at ``/dev/shm``), stated where vlint cannot read them,
+    at ``at``."""
+    return facts if facts.ipc is not None else replace(facts, ipc=Located(None, at))
+
+
 # -- container resources --------------------------------------------------------------------
 
 # Kubernetes quantity suffixes are case-sensitive (``m`` is a thousandth, not a million).

@@ -74,6 +74,9 @@ _CONTAINER_LISTS = ("containers", "initContainers")
 # ``source``) and a container set's ``containers`` (https://argo-workflows.readthedocs.io/en/
 # latest/fields/#template).
 _STEP_LISTS = ("steps", "sidecars")
+# KubeRay's resources: their pods form a Ray cluster (https://docs.ray.io/en/latest/cluster/
+# kubernetes/getting-started.html).
+_RAY_RESOURCES = frozenset({"RayCluster", "RayJob", "RayService"})
 SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
 _SINGLE_CONTAINERS = ("container", "script")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
@@ -130,6 +133,7 @@ def extract_documents(
         reader.note_config_map(document)
     found: list[Invocation] = []
     for document in documents:
+        reader.note_cluster(document)
         found.extend(reader.custom_resource(document))
         found.extend(reader.walk(document, 0))
     return found
@@ -170,6 +174,28 @@ class _Reader:
         self.substituted = True
         # The ``data`` of this file's ConfigMaps, by name.
         self.config_maps: dict[str, Node] = {}
+        # The multi-node group of the document being walked (``Deployment.cluster``, ``nodes``).
+        self.cluster: Located[str] | None = None
+        self.nodes: Located[int | None] | None = None
+
+    def note_cluster(self, document: Node) -> None:
+        """The group a document's pods form: a LeaderWorkerSet (its ``size`` nodes, 1 when not
+        written, as the LWS controller defaults it) or a KubeRay resource (a Ray cluster)."""
+        self.cluster, self.nodes = None, None
+        kind = self.token(yamlpos.mapping_get(document, "kind")) \
+            if yamlpos.mapping_node(document) is not None else None
+        if kind is None or not kind.literal:
+            return
+        if kind.text in _RAY_RESOURCES:
+            self.cluster = deployment.at(kind, "ray")
+        elif kind.text == "LeaderWorkerSet":
+            self.cluster = deployment.at(kind, "leaderworkerset")
+            spec = yamlpos.mapping_get(document, "spec")
+            template = yamlpos.mapping_get(spec, "leaderWorkerTemplate") \
+                if spec is not None and yamlpos.mapping_node(spec) is not None else None
+            size = yamlpos.mapping_get(template, "size") \
+                if template is not None and yamlpos.mapping_node(template) is not None else None
+            self.nodes = self.number(size) if size is not None else deployment.at(kind, 1)
 
     def note_runtime(self, document: Node) -> None:
         if yamlpos.mapping_node(document) is None:
@@ -352,6 +378,8 @@ class _Reader:
             self.token(yamlpos.mapping_get(pod, "enableServiceLinks")) if pod is not None else None
         )
         return Deployment(
+            cluster=self.cluster,
+            nodes=self.nodes,
             gpus=self.gpus(yamlpos.mapping_get(node, "resources")),
             ipc=None if host_ipc is None else deployment.at(
                 host_ipc, ("host" if host_ipc.text == "true" else "private") if host_ipc.literal
@@ -500,7 +528,7 @@ class _Reader:
         if not args:
             return []
         image = self.runtime_image(yamlpos.mapping_get(spec, "deploymentConfig"))
-        facts = Deployment(image=image, env=env)
+        facts = deployment.pod_by_controller(Deployment(image=image, env=env), args[0].sub_span(0))
         return [Invocation(self.path, (self.kind,), "cli", args[0].sub_span(0), args=tuple(args),
                            deployment=facts,
                            target=vllm_release(image.value) if image is not None else None)]
@@ -566,7 +594,7 @@ class _Reader:
                             env_complete=yamlpos.mapping_get(main, "envFrom") is None)
         span = uri.sub_span(0) if uri is not None else self.list_span(part)
         return [Invocation(self.path, (self.kind,), "cli", span, args=tuple(args),
-                           deployment=facts)]
+                           deployment=deployment.pod_by_controller(facts, span))]
 
     def parallelism(self, node: Node | None) -> list[Token]:
         """``spec.parallelism`` as the flags KServe's templates write (module docstring)."""
@@ -746,7 +774,8 @@ class _Reader:
                 self.list_span(args_node),
                 entry="api_server",
                 args=tuple(words),
-                deployment=Deployment(env=env),
+                deployment=deployment.pod_by_controller(Deployment(env=env),
+                                                        self.list_span(args_node)),
             )
         ]
 

@@ -662,6 +662,14 @@ def _container_image(options: Sequence[Option]) -> Located[str] | None:
 _NODES = _options("-N", "--nodes")
 
 
+def batch_gpus(words: Sequence[Token]) -> Located[GpuCount | None] | None:
+    """The GPUs of each node of a batch job, from the words of its ``#SBATCH`` directives
+    (sbatch reads srun's options there, https://slurm.schedmd.com/sbatch.html)."""
+    options: list[Option] = []
+    _read_options(words, 0, _SRUN, Wrapper(_SRUN), options)
+    return _slurm_gpus(options)
+
+
 def _slurm_gpus(options: Sequence[Option]) -> Located[GpuCount | None] | None:
     """The GPUs of each node of a Slurm step: ``--gpus-per-node=[type:]N``,
     ``--gres=gpu[:type][:N]`` (per node), or ``--gpus``/``-G [type:]N`` (for the whole job:

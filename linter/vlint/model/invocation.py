@@ -86,6 +86,10 @@ class Deployment:
     container tool (``docker``, ``podman``, ``nerdctl``, ``kubectl``, ``apptainer``,
     ``singularity``, at its program word) whose command line passes the launch's arguments
     straight after the image, where any of its own options written there would go too.
+    ``cluster`` names the multi-node runtime the launch runs in, where the file shows one:
+    ``ray`` (a ``ray start`` in the same script, a KubeRay resource's pod), ``leaderworkerset``
+    (a LeaderWorkerSet's leader or worker template); ``nodes`` is the size of that group where
+    it is written (``leaderWorkerTemplate.size``).
     """
 
     image: Located[str] | None = None
@@ -99,6 +103,8 @@ class Deployment:
     volumes: tuple[Mount, ...] = ()
     service_links: Located[bool | None] | None = None
     container: Located[str] | None = None
+    cluster: Located[str] | None = None
+    nodes: Located[int | None] | None = None
 
 
 # Where the words of another linted file are placed in a launch (``Invocation.borrowed_at``):

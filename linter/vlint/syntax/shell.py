@@ -853,6 +853,9 @@ class _Walker:
         self.all_varied = False
         # The nodes from the root to the current one (``Node.parent`` costs the depth).
         self.path: list[Node | None] = []
+        # The variables ``export`` put in the environment of the commands after it, with
+        # where each name is written.
+        self.exported: dict[str, Span] = {}
 
     def walk(self, tree: Tree) -> Iterator[ShellCommand]:
         cursor = tree.walk()
@@ -1259,12 +1262,30 @@ class _Walker:
             return
         words = tuple(found.token(builder.locate) for found in fields)
         span = Span(builder.locate(start), builder.locate(end))
+        if self.exported and not declaration:
+            env, names = self.environment(env, names)
         yield ShellCommand(words, env, span, names, end)
         if not declaration:  # (``declare`` has assigned its variables)
             self.after(program, fields)
 
+    def environment(
+        self, env: dict[str, Token], names: dict[str, Span]
+    ) -> tuple[dict[str, Token], dict[str, Span]]:
+        """A command's environment: the exported variables whose values are known, under its
+        own ``VAR=x`` prefix."""
+        exported: dict[str, Token] = {}
+        for name in self.exported:
+            value = self.variables.values.get(name)
+            if isinstance(value, _Field) and value.known:
+                exported[name] = value.token(self.builder.locate)
+        if not exported:
+            return env, names
+        return {**exported, **env}, {**{n: self.exported[n] for n in exported}, **names}
+
     def declare(self, node: Node) -> None:
         keyword = node.children[0].type if node.children else ""
+        if keyword == "export":
+            self.export(node)
         options = "".join(
             _node_text(child)[1:]
             for child in node.children
@@ -1278,6 +1299,28 @@ class _Walker:
                 written = _node_text(child)
                 if _IDENTIFIER.fullmatch(written):
                     self.forget(written)
+
+    def export(self, node: Node) -> None:
+        """``export NAME[=value] ...``: each name is in the environment from here on (``export
+        -n`` takes it out)."""
+        builder = self.builder
+        removing = any(child.type == "word" and _node_text(child).startswith("-")
+                       and "n" in _node_text(child) for child in node.children)
+        for child in node.children:
+            if child.type == "variable_assignment" and child.children:
+                named = child.children[0]
+            elif child.type in ("word", "variable_name"):
+                named = child
+            else:
+                continue
+            name = _node_text(named)
+            if not _IDENTIFIER.fullmatch(name):
+                continue
+            if removing:
+                self.exported.pop(name, None)
+                continue
+            first = builder.out(builder.range(named)[0])
+            self.exported[name] = Span(builder.locate(first), builder.locate(first + len(name)))
 
     def after(self, program: str | None, fields: Sequence[_Field]) -> None:
         """What a command does to the variables."""
