@@ -440,10 +440,15 @@ def test_counts_ports_and_urls() -> None:
     assert [deployment.gpu_count(t) for t in ("2", "all", "-1", "two")] == [2, "all", "all", None]
     assert [deployment.port_number(t) for t in ("8000", "0", "70000", "http")] == [
         8000, None, None, None]
-    assert deployment.url_port_path("http://localhost:8000/health") == (8000, "/health")
-    assert deployment.url_port_path("https://svc") == (443, "/")
-    assert deployment.url_port_path("http://localhost:$PORT/health") is None
-    assert deployment.url_port_path("localhost:8000") is None
+    local = deployment.url_parts("http://localhost:8000/health")
+    assert local is not None and (local.port, local.path, local.local) == (8000, "/health", True)
+    assert (local.port_at, local.path_at) == ((17, 21), (21, 28))
+    remote = deployment.url_parts("https://svc")
+    assert remote is not None and (remote.port, remote.path, remote.local) == (443, "/", False)
+    assert remote.port_at == (8, 11)  # the default port: at the host
+    assert deployment.url_parts("http://localhost:$PORT/health") is None
+    assert deployment.url_parts("localhost:8000") is None
+    assert deployment.url_parts("http://[::1]:99999/") is None  # no such port
 
 
 def test_crafted_numbers_are_no_fact_and_no_internal_error(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ sys.stdout = sys.stderr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "linter" / "vlint" / "confirm"))
 import realparser  # noqa: E402
+import server_auth  # noqa: E402  (beside this file: sys.path[0])
 from realparser import RealParser, to_json  # noqa: E402
 
 PROBE_INPUTS = (
@@ -603,6 +604,7 @@ def main() -> int:
         "engine_args": engine_args(),
         "llm_params": llm_params(),
         "env_vars": env_vars(),
+        "api_key_paths": server_auth.guarded_paths(Path(vllm.__file__).resolve().parent),
         "types": dict(sorted(types.items())),
         "runtime": {"python": platform.python_version()},
         # Modules given a stand-in (realparser.install_stubs), recorded in _generated.stubbed.

@@ -42,9 +42,11 @@ def test_a_command_s_prefix_wins_over_an_export() -> None:
     assert launch.env["X"].text == "2"
 
 
-def test_an_export_of_an_unknown_value_sets_nothing_known() -> None:
-    (launch,) = shell.extract("run.sh", 'export X="$(hostname)"\nvllm serve m\n')
-    assert "X" not in launch.env
+def test_an_export_of_an_unknown_value_is_there_unknown() -> None:
+    (launch,) = shell.extract("run.sh", 'export X="$(hostname)"\nexport Y\nvllm serve m\n')
+    assert {name: (token.text, token.literal) for name, token in launch.env.items()} == {
+        "X": ("$X", False), "Y": ("$Y", False)}
+    assert launch.env["Y"].span == Span(Pos(2, 8), Pos(2, 9))
 
 
 def test_ray_start_in_the_script_puts_its_launches_on_a_ray_node() -> None:

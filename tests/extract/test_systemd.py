@@ -77,3 +77,14 @@ def test_unterminated_quote_is_unparsable() -> None:
     with pytest.raises(Unparsable) as raised:
         extract("x.service", '[Service]\nExecStart=vllm serve "m --port 1\n')
     assert raised.value.where == Pos(2, 22)
+
+
+def test_an_environment_file_leaves_the_environment_incomplete_and_its_values_unknown() -> None:
+    text = ("[Service]\nEnvironment=VLLM_PORT=8000\nEnvironmentFile=-/etc/default/vllm\n"
+            "ExecStart=/usr/bin/vllm serve m\n")
+    (launch,) = extract("vllm.service", text)
+    assert launch.env_unknown
+    assert launch.env["VLLM_PORT"].text == "8000" and not launch.env["VLLM_PORT"].literal
+    assert "VLLM_PORT" in launch.env_names
+    (plain,) = extract("vllm.service", text.replace("EnvironmentFile=-/etc/default/vllm\n", ""))
+    assert not plain.env_unknown and plain.env["VLLM_PORT"].literal

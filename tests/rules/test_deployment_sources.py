@@ -1,8 +1,8 @@
 """The deployment rules' release facts, judged by the vLLM sources they cite.
 
-VL601's message per release and VL603/VL604's shared-memory sizes rest on lines of vLLM's own
-code that a CPU build cannot run (the GPU count check needs CUDA; the segments need several
-workers).  So the cited sources are the judge: every release whose sources are in the vLLM cache
+VL601's message per release, VL603/VL604's shared-memory sizes and VL607's guarded paths rest on
+lines of vLLM's own code that a CPU build cannot run (the GPU count check needs CUDA; the segments
+need several workers; a probe needs a running server).  So the cited sources are the judge: every release whose sources are in the vLLM cache
 (``$VLINT_VLLM_HOME/src/<release>/vllm``, filled by the generator and the differential set-up)
 is read here, and what the rules say about it must be what its code does.
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from vlint.checks import parallel
+from vlint.checks import parallel, unsafe_env_var
+from vlint.knowledge import catalog
 
 HOME = Path(os.environ.get("VLINT_VLLM_HOME") or Path.home() / ".cache" / "vlint-vllm")
 SOURCES = sorted(
@@ -112,3 +113,69 @@ def test_the_gpu_count_message_is_the_release_s(release: tuple[Version, Path]) -
         assert tensor.replace('"', "") in text.replace('f"', "").replace('"', "")
     elif version >= Version("0.5.0"):
         assert falls_back, "up to 0.11.0 a launch short of GPUs falls back to Ray"
+
+
+@pytest.mark.parametrize("release", SOURCES, ids=_release_ids)
+def test_the_guarded_paths_are_the_release_s(release: tuple[Version, Path]) -> None:
+    """VL607's prefixes (generated from the middleware's syntax tree) against the text of the
+    release's middleware: its ``GUARDED_PREFIX`` tuple, else the ``/v1`` test."""
+    version, source = release
+    if version not in catalog.known_releases():
+        pytest.skip(f"{version} is not in the catalog")
+    generated = catalog.load(version).api_key_paths
+    tuples = [line.split("=", 1)[1] for path in (source / "entrypoints").rglob("*.py")
+              for line in path.read_text("utf-8").splitlines()
+              if line.startswith("GUARDED_PREFIX = (")]
+    if tuples:
+        written = {ast.literal_eval(text.strip()) for text in tuples}
+        assert len(written) == 1, "every copy of the middleware guards the same prefixes"
+        assert sorted(written.pop()) == list(generated)
+    else:
+        texts = [path.read_text("utf-8") for path in (source / "entrypoints").rglob("*.py")]
+        assert any('startswith("/v1")' in text or 'startswith(f"{root_path}/v1")' in text
+                   for text in texts)
+        assert generated == ("/v1",)
+
+
+@pytest.mark.parametrize("release", SOURCES, ids=_release_ids)
+def test_a_uri_in_vllm_port_fails_as_the_rule_says(release: tuple[Version, Path]) -> None:
+    """VL608: from 0.9.0 ``get_vllm_port`` names a URI; before, ``int()`` of it fails."""
+    version, source = release
+    envs = source / "envs.py"
+    if not envs.is_file():
+        pytest.skip("no vllm/envs.py before 0.4.2")
+    text = envs.read_text("utf-8")
+    assert ("appears to be a URI" in text) == (version >= Version("0.9.0"))
+    if version < Version("0.9.0") and "'VLLM_PORT':" in text:
+        assert "int(os.getenv('VLLM_PORT', '0'))" in text  # int('tcp://...') raises
+
+
+def _parsers(envs: Path) -> dict[str, str]:
+    """Each variable's reader in ``vllm/envs.py``'s table, as source text."""
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(envs.read_text("utf-8"))):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    found[key.value] = ast.unparse(value)
+    return found
+
+
+@pytest.mark.parametrize("release", SOURCES, ids=_release_ids)
+def test_each_unsafe_variable_is_parsed_as_the_rule_reads_it(
+        release: tuple[Version, Path]) -> None:
+    """VL505 reads ``flag`` variables as ``.strip().lower() in ('1', 'true')`` and ``int`` ones
+    as ``bool(int(...))``: each release's table must parse them so."""
+    version, source = release
+    envs = source / "envs.py"
+    if not envs.is_file():
+        pytest.skip("no vllm/envs.py before 0.4.2")
+    parsers = _parsers(envs)
+    for name, (parse, _) in unsafe_env_var.UNSAFE.items():
+        if name not in parsers:
+            continue
+        text = parsers[name].replace('"', "'")
+        if parse == "flag":
+            assert ".strip().lower() in ('1', 'true')" in text, (name, text)
+        else:
+            assert text.startswith(f"lambda: bool(int(os.getenv('{name}', '0')))"), (name, text)

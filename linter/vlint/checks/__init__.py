@@ -14,18 +14,21 @@ from vlint.checks import (
     abbreviated_flag, active_seqs_above_max_num_seqs, ambiguous_unit_suffix,
     batched_tokens_above_seqs_times_model_len, batched_tokens_below_max_num_seqs,
     batched_tokens_below_model_len, boolean_flag_with_value, chunked_prefill_disable_ignored,
-    config_false_dropped, container_option_after_image, decimal_binary_suffix, deprecated_flag,
+    config_false_dropped, container_option_after_image, container_port_mismatch,
+    decimal_binary_suffix, deprecated_flag,
     duplicate_flag, env_var_not_read,
     flag_and_value_in_one_token, flag_not_yet_available, gpus_below_world_size, gpus_unused,
-    internal_error, invalid_value,
+    internal_error, internal_port_as_server_port, invalid_value,
     long_prefill_threshold_above_model_len, missing_line_continuation, model_not_first,
     module_not_shipped,
-    numeric_string_keyword, positional_model_ignored, public_bind_without_api_key, removed_flag,
-    secret_in_config, serve_repeated_in_image_args, setting_changed_at_start,
+    numeric_string_keyword, positional_model_ignored, probe_path_needs_api_key,
+    probe_port_mismatch, public_bind_without_api_key, removed_flag,
+    secret_in_config, serve_repeated_in_image_args, service_link_vllm_port,
+    setting_changed_at_start,
     shared_memory_default, shared_memory_too_small, trust_remote_code,
     unexpected_positional, unit_suffix_unsupported, unknown_engine_kwarg, unknown_flag,
     unparsable_file, unpinned_image, unpredicted_vllm_error, unpredicted_vllm_warning,
-    unread_launch, unused_suppression,
+    unread_launch, unsafe_env_var, unused_suppression,
 )
 from vlint.checks.base import CheckModule, ConfirmLevel, Rule, RuleModule
 
@@ -63,10 +66,16 @@ CHECKS: Mapping[str, CheckModule] = {
     "VL502": trust_remote_code,
     "VL503": secret_in_config,
     "VL504": unpinned_image,
+    "VL505": unsafe_env_var,
     "VL601": gpus_below_world_size,
     "VL602": gpus_unused,
     "VL603": shared_memory_default,
     "VL604": shared_memory_too_small,
+    "VL605": probe_port_mismatch,
+    "VL606": container_port_mismatch,
+    "VL607": probe_path_needs_api_key,
+    "VL608": service_link_vllm_port,
+    "VL609": internal_port_as_server_port,
 }
 
 REPORTED: Mapping[str, RuleModule] = {

@@ -229,7 +229,7 @@ def _deployment(
         ipc=None if ipc is None else deployment.at(ipc, ipc.text if ipc.literal else None),
         shm_size=None if shm is None else deployment.at(
             shm, deployment.docker_bytes(shm.text) if shm.literal else None),
-        ports=_ports(service, scalar, get),
+        ports=() if _host_network(service, scalar, get) else _ports(service, scalar, get),
         probes=_healthcheck(source, service, scalar, get),
         volumes=_volumes(service, scalar, get),
     )
@@ -275,6 +275,13 @@ def _gpus(service: Node, scalar: _Scalar, get: _Get) -> Located[GpuCount | None]
     return None
 
 
+def _host_network(service: Node, scalar: _Scalar, get: _Get) -> bool:
+    """``network_mode: host``: the service's ``ports`` are not published (compose file
+    reference, ``network_mode``)."""
+    mode = scalar(get(service, "network_mode"))
+    return mode is not None and mode.literal and mode.text == "host"
+
+
 def _ports(service: Node, scalar: _Scalar, get: _Get) -> tuple[Port, ...]:
     """The container side of ``ports:`` (short ``[HOST:]PUBLISHED:TARGET[/PROTO]`` or long
     ``target:``/``published:``) and ``expose:`` entries."""
@@ -300,6 +307,10 @@ def _ports(service: Node, scalar: _Scalar, get: _Get) -> tuple[Port, ...]:
     return tuple(found)
 
 
+# A request header a health check sends with its key (``curl -H "Authorization: Bearer ..."``).
+_AUTHORIZATION = "authorization:"
+
+
 def _healthcheck(
     source: SourceIndex, service: Node, scalar: _Scalar, get: _Get
 ) -> tuple[Probe, ...]:
@@ -321,12 +332,29 @@ def _healthcheck(
     for word in words:
         # (A ``CMD-SHELL`` test is one word: ``curl -f http://localhost:8000/health || exit 1``.)
         url = _URL.search(word.text) if word.literal else None
-        found = deployment.url_port_path(url.group()) if url is not None else None
+        found = deployment.url_parts(url.group()) if url is not None else None
         if url is not None and found is not None:
-            where = word.sub_span(url.start(), url.end())
-            port, path = Located(found[0], where), Located(found[1], where)
+            start = url.start()
+            port_at = word.sub_span(start + found.port_at[0], start + found.port_at[1])
+            path_at = word.sub_span(start + found.path_at[0], start + found.path_at[1])
+            # (A URL to another host probes that host: nothing of this container's.)
+            port = Located(found.port if found.local else None, port_at)
+            path = Located(found.path if found.local else None, path_at)
             break
-    return (Probe("healthcheck", span, "exec", port, path),)
+    authorized = any(_AUTHORIZATION in word.text.lower() for word in words)
+    return (Probe("healthcheck", span, "exec", port, path, authorized=authorized,
+                  status_checked=_status_checked(words)),)
+
+
+def _status_checked(words: list[Token]) -> bool:
+    """Whether the test fails on an HTTP error status: curl only with ``-f``/``--fail``
+    (``curl --help all``; ``-sf``, ``-fsS`` combine it), wget and the others always."""
+    texts = [word.text for word in words]
+    if not any(text.rsplit("/", 1)[-1] == "curl" for text in texts):
+        return True
+    return any(text in ("--fail", "--fail-with-body")
+               or (text.startswith("-") and not text.startswith("--") and "f" in text)
+               for text in texts)
 
 
 def _volumes(service: Node, scalar: _Scalar, get: _Get) -> tuple[Mount, ...]:

@@ -280,6 +280,7 @@ class _Run:
         shm: Located[int | None] | None = None
         ports: list[Port] = []
         volumes: list[Mount] = []
+        host_network = False
         for option in options:
             value = option.value
             name = option.name
@@ -310,6 +311,8 @@ class _Run:
                     value, deployment.docker_bytes(value.text) if value.literal else None)
             elif name in ("--publish", "--port"):
                 ports.append(deployment.short_port(value))
+            elif name in ("--network", "--net") and value.literal and value.text == "host":
+                host_network = True
             elif name in ("--volume", "--bind"):
                 volumes.extend(_volume(value))
             elif name == "--mount":
@@ -327,7 +330,9 @@ class _Run:
             gpus=gpus,
             ipc=ipc,
             shm_size=shm,
-            ports=tuple(ports),
+            # On the host's network published ports are discarded (Docker: "Published ports
+            # are discarded when using host network mode"): the container declares none.
+            ports=() if host_network else tuple(ports),
             volumes=tuple(volumes),
         )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -164,9 +164,25 @@ def whole_number(text: str) -> int | None:
     return None if match is None else int(match.group(1))
 
 
-def url_port_path(url: str) -> tuple[int | None, str | None] | None:
-    """The port (the scheme's default when none is written) and the path of an HTTP URL in a
-    health check (``curl -f http://localhost:8000/health``); None for anything else."""
+@dataclass(frozen=True)
+class UrlParts:
+    """An HTTP URL's port (the scheme's default when none is written) and path, where each is
+    in the URL (``port_at`` is the scheme's end for a default port), and whether its host is
+    the container itself (loopback, ``0.0.0.0``)."""
+
+    port: int
+    path: str
+    port_at: tuple[int, int]
+    path_at: tuple[int, int]
+    local: bool
+
+
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "::"})
+
+
+def url_parts(url: str) -> UrlParts | None:
+    """The parts of a health check's HTTP URL (``curl -f http://localhost:8000/health``); None
+    for anything else (another scheme, a ``$VARIABLE``)."""
     if not url.startswith(("http://", "https://")) or "$" in url:
         return None
     try:
@@ -174,9 +190,18 @@ def url_port_path(url: str) -> tuple[int | None, str | None] | None:
         port = parts.port
     except ValueError:
         return None
+    host = (parts.hostname or "").lower()
+    netloc_start = len(parts.scheme) + 3
+    netloc_end = netloc_start + len(parts.netloc)
+    if port is not None and parts.netloc.endswith(f":{port}"):
+        port_at = (netloc_end - len(str(port)), netloc_end)
+    else:
+        port_at = (netloc_start, netloc_end)  # the default port, or one written as 08000
     if port is None:
         port = 443 if parts.scheme == "https" else 80
-    return port, parts.path or "/"
+    return UrlParts(port, parts.path or "/", port_at,
+                    (netloc_end, netloc_end + len(parts.path)),
+                    host in _LOCAL_HOSTS or host.endswith(".localhost"))
 
 
 def at(token: Token, value: T) -> Located[T]:

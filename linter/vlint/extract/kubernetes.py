@@ -131,9 +131,10 @@ def extract_documents(
     for document in documents:
         reader.note_runtime(document)
         reader.note_config_map(document)
+        reader.note_service(document)
     found: list[Invocation] = []
     for document in documents:
-        reader.note_cluster(document)
+        reader.enter(document)
         found.extend(reader.custom_resource(document))
         found.extend(reader.walk(document, 0))
     return found
@@ -177,11 +178,36 @@ class _Reader:
         # The multi-node group of the document being walked (``Deployment.cluster``, ``nodes``).
         self.cluster: Located[str] | None = None
         self.nodes: Located[int | None] | None = None
+        # The file's Services (namespace as written, name) and the walked document's namespace.
+        self.services: list[tuple[str | None, Located[str]]] = []
+        self.namespace: str | None = None
 
-    def note_cluster(self, document: Node) -> None:
-        """The group a document's pods form: a LeaderWorkerSet (its ``size`` nodes, 1 when not
-        written, as the LWS controller defaults it) or a KubeRay resource (a Ray cluster)."""
+    def note_service(self, document: Node) -> None:
+        if yamlpos.mapping_node(document) is None:
+            return
+        kind = self.token(yamlpos.mapping_get(document, "kind"))
+        if kind is None or kind.text != "Service":
+            return
+        name, namespace = self.named(document)
+        if name is not None:
+            self.services.append((namespace, name))
+
+    def named(self, document: Node) -> tuple[Located[str] | None, str | None]:
+        """A document's literal ``metadata.name`` and ``metadata.namespace``."""
+        metadata = yamlpos.mapping_get(document, "metadata")
+        if metadata is None or yamlpos.mapping_node(metadata) is None:
+            return None, None
+        name = self.token(yamlpos.mapping_get(metadata, "name"))
+        namespace = self.token(yamlpos.mapping_get(metadata, "namespace"))
+        located = deployment.at(name, name.text) if name is not None and name.literal else None
+        return located, namespace.text if namespace is not None and namespace.literal else None
+
+    def enter(self, document: Node) -> None:
+        """What the pods of the document about to be walked share: its namespace, and the group
+        they form, a LeaderWorkerSet (its ``size`` nodes, 1 when not written, as the LWS
+        controller defaults it) or a KubeRay resource (a Ray cluster)."""
         self.cluster, self.nodes = None, None
+        self.namespace = self.named(document)[1] if yamlpos.mapping_node(document) else None
         kind = self.token(yamlpos.mapping_get(document, "kind")) \
             if yamlpos.mapping_node(document) is not None else None
         if kind is None or not kind.literal:
@@ -380,6 +406,8 @@ class _Reader:
         return Deployment(
             cluster=self.cluster,
             nodes=self.nodes,
+            services=tuple(name for namespace, name in self.services
+                           if namespace == self.namespace),
             gpus=self.gpus(yamlpos.mapping_get(node, "resources")),
             ipc=None if host_ipc is None else deployment.at(
                 host_ipc, ("host" if host_ipc.text == "true" else "private") if host_ipc.literal
@@ -436,7 +464,13 @@ class _Reader:
         action = yamlpos.mapping_get(node, handler) if handler else None
         port: Located[int | str | None] | None = None
         path: Located[str | None] | None = None
+        authorized = False
         if action is not None and yamlpos.mapping_node(action) is not None:
+            headers = yamlpos.mapping_get(action, "httpHeaders")
+            authorized = any(
+                (name := self.token(yamlpos.mapping_get(header, "name"))) is not None
+                and name.text.lower() == "authorization"
+                for header in yamlpos.mappings_in(headers))
             token = self.token(yamlpos.mapping_get(action, "port"))
             if token is not None:
                 value: int | str | None = None
@@ -449,6 +483,7 @@ class _Reader:
             self.number(yamlpos.mapping_get(node, "initialDelaySeconds")),
             self.number(yamlpos.mapping_get(node, "periodSeconds")),
             self.number(yamlpos.mapping_get(node, "failureThreshold")),
+            authorized,
         )
 
     def volumes(self, pod: Node | None) -> dict[str, tuple[bool, Located[int | None] | None]]:

@@ -4,7 +4,10 @@ Lines ending in a backslash continue on the next line (the backslash becomes a s
 comment lines in between are dropped, as systemd reads them).  The prefixes ``-``, ``@``, ``+``,
 ``!``, ``!!`` and ``:`` are removed (with ``@`` the second word is only ``argv[0]``, so it is
 dropped).  ``Environment=`` assignments become the invocation's environment; an empty
-``ExecStart=`` or ``Environment=`` resets what came before, as in systemd.
+``ExecStart=`` or ``Environment=`` resets what came before, as in systemd.  An
+``EnvironmentFile=`` is not read: the environment is then incomplete, and since the file's
+settings override ``Environment=`` (systemd.exec(5)), the values written there are not known
+either (their names are).
 
 The command line is parsed by the shell extractor.  systemd's quoting is close to the shell's
 for these purposes but not the same: systemd decodes C escapes (``\\t``) inside and outside
@@ -15,6 +18,7 @@ plain words (vlint reads them as the shell does).  ``$VAR`` and ``${VAR}`` stay 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from vlint.errors import Unparsable
 from vlint.extract import deployment, shell
@@ -33,6 +37,7 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
     section = ""
     exec_starts: list[Chars] = []
     env: dict[str, EnvVar] = {}
+    env_files = False
     for line in _logical_lines(text, context.locate if context else None):
         header = _SECTION.match(line.text)
         if header is not None and not line.text[header.end() :].strip():
@@ -48,6 +53,11 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
             if not value.text:
                 env = {}
             env.update(deployment.environment(map(deployment.assignment, split_words(value))))
+        elif key.group(1) == "EnvironmentFile":
+            env_files = bool(value.text)
+    if env_files:
+        env = {name: replace(variable, value=variable.value.with_text(variable.value.text, False))
+               for name, variable in env.items()}
     found: list[Invocation] = []
     for command in exec_starts:
         command, drop_argv0 = _without_prefixes(command)
@@ -55,7 +65,8 @@ def extract(path: str, text: str, context: ExtractContext | None = None) -> list
         if drop_argv0:
             command = _drop_second_word(command)
         for invocation in shell.extract(path, command.text, command.locate):
-            found.append(deployment.enclosed(invocation, KIND, Deployment(env=env)))
+            found.append(deployment.enclosed(
+                invocation, KIND, Deployment(env=env, env_complete=not env_files)))
     return found
 
 

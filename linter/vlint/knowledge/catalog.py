@@ -165,6 +165,13 @@ class Release:
     def env_vars(self) -> frozenset[str]:
         return frozenset(self.raw.get("env_vars", ()))
 
+    @cached_property
+    def api_key_paths(self) -> tuple[str, ...]:
+        """The path prefixes the release's API server answers only with the API key (``/v1``;
+        later also ``/v2``, ``/inference``, ``/cohere``), from its authentication middleware
+        (``rules/generator/server_auth.py``)."""
+        return tuple(self.raw.get("api_key_paths", ()))
+
 
 def _option(data: Mapping[str, Any]) -> OptionSpec:
     deprecated = data.get("deprecated")

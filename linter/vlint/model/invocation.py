@@ -47,7 +47,11 @@ class Probe:
     """A health probe: a Kubernetes ``livenessProbe``/``readinessProbe``/``startupProbe`` or a
     compose ``healthcheck``.  ``span`` is its key; ``handler`` is ``httpGet``, ``tcpSocket``,
     ``grpc`` or ``exec`` (a compose ``test:`` is ``exec``; its URL, when it has one, gives
-    ``port`` and ``path``).  ``port`` is a number or a Kubernetes port name."""
+    ``port`` and ``path``; a URL to another host gives a port of None).  ``port`` is a number
+    or a Kubernetes port name.  ``authorized`` is true when the probe sends an
+    ``Authorization`` header (Kubernetes ``httpHeaders``, a ``curl -H`` in the test);
+    ``status_checked`` false when an HTTP error status does not fail it (``curl`` without
+    ``--fail``)."""
 
     kind: ProbeKind
     span: Span
@@ -57,6 +61,8 @@ class Probe:
     initial_delay: Located[int | None] | None = None
     period: Located[int | None] | None = None
     failure_threshold: Located[int | None] | None = None
+    authorized: bool = False
+    status_checked: bool = True
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,10 @@ class Deployment:
     ``cluster`` names the multi-node runtime the launch runs in, where the file shows one:
     ``ray`` (a ``ray start`` in the same script, a KubeRay resource's pod), ``leaderworkerset``
     (a LeaderWorkerSet's leader or worker template); ``nodes`` is the size of that group where
-    it is written (``leaderWorkerTemplate.size``).
+    it is written (``leaderWorkerTemplate.size``).  ``services`` are the names of the
+    Kubernetes Services beside the pod (same file, same namespace): the kubelet puts each one's
+    ``{NAME}_PORT`` link variable in the container's environment unless ``service_links`` is
+    false.
     """
 
     image: Located[str] | None = None
@@ -105,6 +114,7 @@ class Deployment:
     container: Located[str] | None = None
     cluster: Located[str] | None = None
     nodes: Located[int | None] | None = None
+    services: tuple[Located[str], ...] = ()
 
 
 # Where the words of another linted file are placed in a launch (``Invocation.borrowed_at``):

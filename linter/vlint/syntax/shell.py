@@ -1271,13 +1271,16 @@ class _Walker:
     def environment(
         self, env: dict[str, Token], names: dict[str, Span]
     ) -> tuple[dict[str, Token], dict[str, Span]]:
-        """A command's environment: the exported variables whose values are known, under its
-        own ``VAR=x`` prefix."""
+        """A command's environment: the exported variables under its own ``VAR=x`` prefix; one
+        whose value is not known is there as ``$NAME``, not literal, at its name."""
         exported: dict[str, Token] = {}
-        for name in self.exported:
+        for name, at in self.exported.items():
             value = self.variables.values.get(name)
             if isinstance(value, _Field) and value.known:
                 exported[name] = value.token(self.builder.locate)
+            elif value is None or isinstance(value, _Field):
+                text = f"${name}"
+                exported[name] = Token(text, (at.start,) * len(text) + (at.end,), literal=False)
         if not exported:
             return env, names
         return {**exported, **env}, {**{n: self.exported[n] for n in exported}, **names}

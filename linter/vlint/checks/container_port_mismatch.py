@@ -1,0 +1,64 @@
+"""What it does
+    Reports a container whose declared ports all differ from the port vLLM's API server listens
+    on: Kubernetes and Helm ``containerPort``s, the container side of compose ``ports:``
+    (``HOST:CONTAINER``, long ``target:``) and ``expose:``, ``docker run -p``.  ``--port`` is
+    the written value or the release's default (from the catalog).  The finding points at the
+    first declared port, with ``--port`` as a related location where it is written.
+
+Why is this bad?
+    Traffic sent to the declared port reaches nothing: a compose ``"8000:8000"`` publishes a
+    port no process listens on, and a Kubernetes Service whose ``targetPort`` names or numbers
+    the declared port gets connection refused.  Usually ``--port`` was changed and the
+    deployment was not, or the reverse.
+
+Example
+    ``ports: ["8000:8000"]`` with ``command: ["m", "--port", "8080"]``.
+
+Use instead
+    ``ports: ["8000:8080"]`` (publish vLLM's port), or drop ``--port 8080``.
+
+Fix safety
+    No fix: which side is wrong is the deployment's choice.
+
+vLLM releases
+    All; ``--port``'s default is each release's own.  Silent when any declared port is vLLM's,
+    when a port or ``--port`` is not literal, for options vlint cannot see, and for a launch on
+    a Unix socket.  A container that runs another server in front of vLLM (a proxy started by
+    the same script on the declared port) is reported too: suppress it there.
+
+References
+    https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports
+    https://docs.docker.com/reference/compose-file/services/#ports
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.checks.base import Context, Rule
+from vlint.checks.serving import listening
+from vlint.model import Finding
+from vlint.model.finding import Related
+
+RULE = Rule(code="VL606", name="container-port-mismatch", severity="warning", since="0.2.0")
+
+
+def check(context: Context) -> Iterator[Finding]:
+    ports = context.resolution.invocation.deployment.ports
+    if not ports or any(port.container.value is None for port in ports):
+        return
+    server = listening(context)
+    if server is None or any(port.container.value == server.port for port in ports):
+        return
+    first = ports[0].container
+    declared = ", ".join(str(port.container.value) for port in ports)
+    related = () if server.span is None else (
+        Related(server.span, f"vLLM listens on {server.port} here"),)
+    yield context.finding(
+        RULE,
+        first.span,
+        f"the container declares port {declared}, but vLLM listens on {server.described}: "
+        "traffic to the declared port reaches nothing",
+        f"declare port {server.port}, or make --port the declared one",
+        related=related,
+    )
