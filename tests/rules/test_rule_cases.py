@@ -7,7 +7,8 @@ linted as (``KINDS``: shell by default; a Helm template gets its chart's ``Chart
 finding must have.  ``requires`` lists releases the case needs in the catalog
 (a case about an old release); until the catalog holds them the case is skipped, naming them.
 
-``fix`` is the text after ``vlint --fix`` (every safe fix), ``unsafe_fix`` after
+``files`` maps other files of the case's folder to their text (a model folder's
+``config.json``).  ``fix`` is the text after ``vlint --fix`` (every safe fix), ``unsafe_fix`` after
 ``vlint --fix --unsafe-fixes``; the fixed text is linted and fixed again, which must change
 nothing and leave no finding of the rule with a fix to apply.  A fixable rule has a case its
 fix changes and a case it leaves as it is.
@@ -112,7 +113,7 @@ def test_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     if missing:
         pytest.skip(f"vLLM {', '.join(missing)} not in the catalog yet")
     kind = case.get("kind", "shell")
-    write_tree(tmp_path, BESIDE.get(kind, {}))
+    write_tree(tmp_path, {**BESIDE.get(kind, {}), **case.get("files", {})})
     path = write_tree(tmp_path, {KINDS[kind]: case["source"]}) / KINDS[kind]
     assert kind_of(str(path), path.read_bytes()) == kind, "the case's file is not of its kind"
     target = case.get("target") or str(catalog.newest())
@@ -163,7 +164,7 @@ def _check_fix(rule: str, source: str, expected: str, path: Path, settings: Sett
 
 def test_the_case_files_parse_into_known_keys() -> None:
     keys = {"name", "source", "kind", "target", "expect", "severity", "message", "help",
-            "versions", "requires", *FIXES}
+            "versions", "requires", "files", *FIXES}
     unknown: Mapping[str, set[str]] = {
         f"{document['rule']}-{case['name']}": set(case) - keys
         for document in _documents() for case in document["cases"] if set(case) - keys

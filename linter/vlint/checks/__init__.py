@@ -19,13 +19,15 @@ from vlint.checks import (
     duplicate_flag, env_var_not_read,
     flag_and_value_in_one_token, flag_not_yet_available, gpus_below_world_size, gpus_unused,
     internal_error, internal_port_as_server_port, invalid_value,
-    long_prefill_threshold_above_model_len, missing_line_continuation, model_not_first,
+    long_prefill_threshold_above_model_len, max_model_len_above_model, missing_line_continuation,
+    model_not_first,
     module_not_shipped,
     numeric_string_keyword, positional_model_ignored, probe_path_needs_api_key,
     probe_port_mismatch, public_bind_without_api_key, removed_flag,
     secret_in_config, serve_repeated_in_image_args, service_link_vllm_port,
     setting_changed_at_start,
-    shared_memory_default, shared_memory_too_small, trust_remote_code,
+    shared_memory_default, shared_memory_too_small, tensor_parallel_splits_heads,
+    trust_remote_code,
     unexpected_positional, unit_suffix_unsupported, unknown_engine_kwarg, unknown_flag,
     unparsable_file, unpinned_image, unpredicted_vllm_error, unpredicted_vllm_warning,
     unread_launch, unsafe_env_var, unused_suppression,
@@ -76,6 +78,8 @@ CHECKS: Mapping[str, CheckModule] = {
     "VL607": probe_path_needs_api_key,
     "VL608": service_link_vllm_port,
     "VL609": internal_port_as_server_port,
+    "VL610": tensor_parallel_splits_heads,
+    "VL611": max_model_len_above_model,
 }
 
 REPORTED: Mapping[str, RuleModule] = {

@@ -27,7 +27,7 @@ from vlint.engine.agree import agreed_fixes
 from vlint.engine.merge import merge
 from vlint.engine.report import FileResult, Launch
 from vlint.errors import Unparsable
-from vlint.extract import config_refs, extractor
+from vlint.extract import config_refs, extractor, model_files
 from vlint.knowledge import catalog
 from vlint.model import Finding, Invocation, Pos, Span
 from vlint.normalise import resolution
@@ -116,7 +116,8 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
           done: _Progress) -> FileResult:
     path, kind = source.path, source.kind
     try:
-        invocations = extractor(kind).extract(path, source.text)
+        invocations = [model_files.attach(invocation, path)
+                       for invocation in extractor(kind).extract(path, source.text)]
         if kind == config_refs.KIND:
             done.config_linted = os.path.normpath(path)
         for invocation in invocations:

@@ -5,7 +5,8 @@ The leaf of the package: it imports nothing else of vlint and nothing of vLLM.
 
 from vlint.model.finding import SEVERITY_RANK, Confirmation, ConfirmationState, Edit, Finding, Fix, Severity
 from vlint.model.invocation import (
-    BORROWED, Deployment, EnvVar, GpuCount, Invocation, LineBreak, Mount, Port, Probe, ProbeKind,
+    BORROWED, Deployment, EnvVar, GpuCount, Invocation, LineBreak, ModelFacts, Mount, Port, Probe,
+    ProbeKind,
 )
 from vlint.model.located import Located
 from vlint.model.positions import LineIndex, Locator, Pos, Span, line_locator
@@ -14,7 +15,7 @@ from vlint.model.token import Entry, Keyword, Token
 __all__ = [
     "BORROWED", "SEVERITY_RANK", "Confirmation", "ConfirmationState", "Deployment", "Edit",
     "Entry", "EnvVar",
-    "Finding", "Fix", "GpuCount", "Located", "Mount", "Port", "Probe", "ProbeKind",
+    "Finding", "Fix", "GpuCount", "Located", "ModelFacts", "Mount", "Port", "Probe", "ProbeKind",
     "Invocation", "Keyword", "LineBreak", "LineIndex", "Locator", "Pos", "Severity", "Span", "Token",
     "line_locator",
 ]

@@ -117,6 +117,19 @@ class Deployment:
     services: tuple[Located[str], ...] = ()
 
 
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a model folder in the repository says of itself, read for a launch whose model is
+    that folder (``vlint.extract.model_files``): ``config`` is its ``config.json`` as shown
+    (relative to the linted file's folder), ``attention_heads`` the text model's
+    ``num_attention_heads``, ``max_length`` the context length vLLM derives from it with the
+    key it comes from, where that derivation is certain (None otherwise)."""
+
+    config: str
+    attention_heads: int | None = None
+    max_length: tuple[str, int] | None = None
+
+
 # Where the words of another linted file are placed in a launch (``Invocation.borrowed_at``):
 # line 1, column 1, which no finding of the launch's own words can hold as a span of nothing.
 BORROWED = Pos(1, 1)
@@ -164,6 +177,9 @@ class Invocation:
     # launch read from the chart's values.yaml, ``vlint.extract.chart_templates``): a finding
     # there is that file's, which reports it, and is not reported again here.
     borrowed_at: Pos | None = None
+    # The model folders of the repository the launch may serve, by the model as written
+    # (``vlint.extract.model_files``, filled by the engine after extraction).
+    local_models: Mapping[str, ModelFacts] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
