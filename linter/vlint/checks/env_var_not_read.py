@@ -24,7 +24,11 @@ vLLM releases
     reported only when it reads like an option of three words or more (``MAX_NUM_SEQS``):
     shorter ones (``PORT``, ``HF_TOKEN``) are read by other programs.  A variable the command
     itself expands (``$MAX_NUM_SEQS`` in ``sh -c``) is in use and not reported.  The catalog
-    does not record which variable replaced a removed one, so the help does not say.
+    does not record which variable replaced a removed one: the curated ``env_renames.toml``
+    does, for the 57 names 0.10.2 reads and 0.33.0 does not (each with the last release that
+    reads it and the vLLM source that names its replacement), and the message and help say
+    it (``VLLM_ATTENTION_BACKEND``: ``--attention-backend``, from 0.13.0).  No fix moves the
+    value onto the command line yet.
     Variables of vLLM's platform plugins are theirs and not reported: ``VLLM_ASCEND_*``
     (vllm-project/vllm-ascend, ``vllm_ascend/envs.py``).
 
@@ -36,7 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from vlint.checks.base import Context, Rule, did_you_mean
+from vlint.knowledge.curated import env_renames
 from vlint.model import Finding
 
 RULE = Rule(code="VL404", name="env-var-not-read", severity="warning", since="0.1.0")
@@ -70,6 +77,13 @@ def check(context: Context) -> Iterator[Finding]:
         if flag is None and not name.startswith("VLLM_"):
             continue
         message = f"'{name}' is not read by vLLM {context.releases}"
+        renamed = env_renames().get(name)
+        if renamed is not None and context.resolution.release.version > Version(renamed.last):
+            message += f": vLLM read it up to {renamed.last}"
+            if renamed.replacement:
+                message += f"; {renamed.replacement} replaces it"
+            yield context.finding(RULE, span, message, renamed.help)
+            continue
         if flag is not None:
             message += f"; an environment variable does not set '{flag}'"
             help_text = f"pass '{flag}' on the command line instead"

@@ -122,6 +122,27 @@ def renames() -> Mapping[str, Rename]:
     }
 
 
+# -- env_renames.toml: environment variables vLLM stopped reading (VL404) ------------------------
+
+
+@cache
+def env_renames() -> Mapping[str, Rename]:
+    """What replaced each variable vLLM no longer reads (``env_renames.toml``, the shape of
+    ``renames.toml``)."""
+    return {
+        entry["old"]: Rename(
+            old=entry["old"],
+            last=entry["last"],
+            replacement=entry.get("replacement", ""),
+            since=entry.get("since", ""),
+            fix=entry.get("fix", ""),
+            help=entry.get("help", ""),
+            source=entry.get("source", ""),
+        )
+        for entry in document("env_renames").get("renames", ())
+    }
+
+
 # -- keywords.toml: Python keywords a string breaks (VL207) ------------------------------------
 
 
