@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from vlint.checks import parallel, unsafe_env_var
+from vlint.checks import internal_port_as_server_port, parallel, unsafe_env_var
 from vlint.knowledge import catalog
 
 HOME = Path(os.environ.get("VLINT_VLLM_HOME") or Path.home() / ".cache" / "vlint-vllm")
@@ -179,3 +179,12 @@ def test_each_unsafe_variable_is_parsed_as_the_rule_reads_it(
             assert ".strip().lower() in ('1', 'true')" in text, (name, text)
         else:
             assert text.startswith(f"lambda: bool(int(os.getenv('{name}', '0')))"), (name, text)
+
+
+@pytest.mark.parametrize("release", SOURCES, ids=_release_ids)
+def test_the_server_binds_first_from_where_the_rule_says(release: tuple[Version, Path]) -> None:
+    """VL609: from 0.6.3 the API server binds its port before the engine opens its own."""
+    version, source = release
+    binds_first = any("bind the port before the engine" in path.read_text("utf-8")
+                      for path in (source / "entrypoints").rglob("*.py"))
+    assert binds_first == (version >= internal_port_as_server_port.BOUND_FIRST)

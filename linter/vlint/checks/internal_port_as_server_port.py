@@ -1,18 +1,21 @@
 """What it does
     Reports ``--port`` given vLLM's internal port variable (``--port $VLLM_PORT``,
     ``${VLLM_PORT}``, Kubernetes ``$(VLLM_PORT)``) or ``--host`` given ``VLLM_HOST_IP``, where
-    that variable is in the environment vLLM gets (exported, a container's ``env``), and a
-    literal ``VLLM_PORT`` in the launch's environment equal to the API server's port.  A
-    compose ``${VLLM_PORT}``, substituted from the host before the container starts, or a shell
-    variable that is not exported, is only a name: it is not reported.
+    that variable is in the environment vLLM gets (exported, a container's ``env``), and, for
+    releases before 0.6.3, a literal ``VLLM_PORT`` in the launch's environment equal to the API
+    server's port.  A compose ``${VLLM_PORT}``, substituted from the host before the container
+    starts, or a shell variable that is not exported, is only a name: it is not reported.
 
 Why is this bad?
     Both variables belong to vLLM's distributed runtime, not to its API server
-    (``vllm/envs.py``): ``VLLM_HOST_IP`` is the node's address for the workers, and
-    ``VLLM_PORT`` the first of the internal ports vLLM opens, the next ones counting up from
-    it.  Setting ``VLLM_PORT`` to the server's port makes the engine's internal socket and the
-    HTTP server compete for one port ("Address already in use"); passing it to ``--port``
-    ties the public port to an internal setting a later change will move.
+    (``vllm/envs.py``: ``VLLM_HOST_IP`` is the node's address for the workers, ``VLLM_PORT``
+    the first of the internal ports vLLM opens, the next ones counting up from it); vLLM's
+    environment-variable docs say not to start the API server with them.  From 0.6.3 the
+    server binds its port before the engine starts (``vllm/entrypoints/openai/api_server.py``,
+    "bind the port before the engine is set up") and the internal ports skip a busy one
+    (``get_open_port``), so the launch works, tied to a setting meant for something else (a
+    hint).  Before 0.6.3 the engine took its ports first: a ``VLLM_PORT`` equal to the server's
+    port gave the port to the engine, and the server could not bind it (a warning).
 
 Example
     ``VLLM_PORT=8000 vllm serve m --port $VLLM_PORT``
@@ -25,8 +28,8 @@ Fix safety
     No fix.
 
 vLLM releases
-    Every release that reads the variable (the catalog's environment variables).  Silent when
-    ``--port`` is not known.
+    Every release that reads the variable (the catalog's environment variables); the collision
+    only before 0.6.3.  Silent when ``--port`` is not known.
 
 References
     https://docs.vllm.ai/en/latest/configuration/env_vars.html
@@ -37,14 +40,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from vlint.checks.base import Context, Rule
 from vlint.checks.serving import listening
 from vlint.model import Finding
 from vlint.model.finding import Related
 
-RULE = Rule(code="VL609", name="internal-port-as-server-port", severity="warning", since="0.2.0")
+RULE = Rule(code="VL609", name="internal-port-as-server-port", severity="info", since="0.2.0")
 
 _OPTIONS = {"port": "VLLM_PORT", "host": "VLLM_HOST_IP"}
+# From this release the API server binds its port before the engine opens its own.
+BOUND_FIRST = Version("0.6.3")
 
 
 def _references(name: str) -> re.Pattern[str]:
@@ -70,10 +77,12 @@ def check(context: Context) -> Iterator[Finding]:
                 yield context.finding(
                     RULE,
                     value.span,
-                    f"--{option.dest} is given {_OPTIONS[option.dest]}, a variable of vLLM's "
+                    f"--{option.dest} is given {variable_name}, a variable of vLLM's "
                     "distributed runtime, not of its API server",
                     f"write the server's {option.dest} itself",
                 )
+    if resolution.release.version >= BOUND_FIRST:
+        return
     variable = invocation.deployment.env.get("VLLM_PORT")
     if variable is None or "VLLM_PORT" not in read or not variable.value.literal:
         return
@@ -85,8 +94,9 @@ def check(context: Context) -> Iterator[Finding]:
     yield context.finding(
         RULE,
         variable.value.sub_span(0),
-        f"VLLM_PORT is {server.port}, the API server's own port: vLLM's internal ports start "
-        "there and collide with it",
+        f"VLLM_PORT is {server.port}, the API server's own port: vLLM {context.releases} opens "
+        "its internal ports there before the server binds it",
         "leave VLLM_PORT unset, or set it far from --port",
+        severity="warning",
         related=related,
     )

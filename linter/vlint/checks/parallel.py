@@ -40,6 +40,8 @@ DEVICE_VARIABLES = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE
                     "NVIDIA_VISIBLE_DEVICES")
 # One device of such a list: an index, or a GPU or MIG UUID.
 _DEVICE = re.compile(r"\d{1,4}|(?:GPU|MIG)-[0-9A-Za-z/-]{1,80}")
+# The kind of a Ray Serve LLM config (``vlint.extract.ray_serve``).
+RAY_SERVE = "ray-serve"
 # Backends whose workers are not this node's processes (``ray``: the cluster places them), or
 # not several processes (``uni``; ``external_launcher``: torchrun starts one per rank).
 NOT_LOCAL_PROCESSES = frozenset({"ray", "uni", "external_launcher"})
@@ -100,6 +102,10 @@ def layout(context: Context) -> Layout | None:
     if backend_setting is not None and not backend_setting.certain:
         return None
     backend = _choice(backend_setting)
+    if backend is None and RAY_SERVE in invocation.origin:
+        # Ray Serve LLM runs a GPU engine on the Ray executor whatever is given (ray-project/ray
+        # python/ray/llm/_internal/serve/engines/vllm/vllm_models.py get_initialization_kwargs).
+        backend = "ray"
     engines: int | None
     local = settings.get("data_parallel_size_local")
     if local is not None and local.span is not None:

@@ -459,6 +459,12 @@ class _TemplateReader(kubernetes._Reader):
         pod: Node | None = None,
     ) -> list[Invocation]:
         found = super().container(node, more_args, more_env, pod)
+        if found and yamlpos.mapping_node(node) is not None:
+            written_args = yamlpos.mapping_get(node, "args")
+            if written_args is not None and yamlpos.is_null(written_args):
+                # ``args:`` whose items a template action writes (``{{- toYaml .args |
+                # nindent 8 }}``, masked to nothing): arguments vlint does not see.
+                found = [replace(i, args_complete=False) for i in found]
         image_node = yamlpos.mapping_get(node, "image") if yamlpos.mapping_node(node) else None
         token = self.token(image_node)
         if token is None or token.literal:
