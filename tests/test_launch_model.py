@@ -543,4 +543,5 @@ def test_a_shell_health_check_url_is_found_inside_its_word(tmp_path: Path) -> No
     (probe,) = _one(compose.extract(str(tmp_path / "compose.yaml"), text)).deployment.probes
     assert probe.port is not None and probe.port.value == 8000
     assert probe.path is not None and probe.path.value == "/v1/models"
-    assert _slice(text, probe.path.span) == "http://localhost:8000/v1/models"
+    assert _slice(text, probe.path.span) == "/v1/models"
+    assert _slice(text, probe.port.span) == "8000"

@@ -75,10 +75,12 @@ def test_an_unknown_code_raises() -> None:
 def test_what_confirm_can_check_is_declared_by_each_rule() -> None:
     # The sets confirm picked by regexes over codes before rules declared them.
     parse = {code for code in RULES if re.match(r"^VL(1\d\d|2\d\d|402)$", code)}
-    config = {code for code in RULES if re.match(r"^VL3\d\d$", code)}
+    # (and the model-facts rules, which create_engine_config judges with the model's folder)
+    config = {code for code in RULES if re.match(r"^VL3\d\d$", code)} | {"VL610", "VL611"}
     assert {code for code in RULES if confirm_level(code) == "parse"} == parse
     assert {code for code in RULES if confirm_level(code) == "config"} == config
-    assert {code for code in RULES if model_specific(code)} == {"VL301", "VL304"}
+    assert {code for code in RULES if model_specific(code)} == {"VL301", "VL304", "VL610",
+                                                               "VL611"}
     assert {code for code in RULES if vllm_words(code)} == {"VL108"}
     assert vllm_words("VL108") == ("first positional argument",)
     # Deployment rules and stage rules are not vLLM's to judge; nor are policies.

@@ -108,6 +108,7 @@ EXPECTED: list[tuple[str, int, str]] = [
     ('b_k8s/substratusai__kubeai__charts__models__values.yaml', 565, 'VL502'),
     ('b_k8s/substratusai__kubeai__manifests__models__deepseek-r1-mi300x.yaml', 11, 'VL502'),
     ('b_k8s/vllm-project__aibrix__brixbench__benchmark__testdata__deployments__vllm__qwen3-32b-tp4-replicas2.yaml', 31, 'VL501'),
+    ('b_k8s/vllm-project__aibrix__brixbench__benchmark__testdata__deployments__vllm__qwen3-32b-tp4-replicas2.yaml', 55, 'VL505'),
     ('b_k8s/vllm-project__production-stack__tutorials__assets__values-02-basic-config.yaml', 5, 'VL504'),
     ('g_markdown/dstackai__dstack__mkdocs__docs__examples__inference__vllm.md', 29, 'VL501'),
     ('g_markdown/dstackai__dstack__mkdocs__docs__examples__inference__vllm.md', 63, 'VL501'),

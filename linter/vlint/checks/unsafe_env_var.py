@@ -1,6 +1,6 @@
 """What it does
     Reports a variable in a launch's environment that switches off one of vLLM's safety
-    guards, set to a value the release reads as on:
+    guards, set to a value the release reads as on.  The variables:
 
     - ``VLLM_SERVER_DEV_MODE``: registers the development endpoints on the API server
       (``/collective_rpc``, ``/reset_prefix_cache``, ``/sleep``, server info;
