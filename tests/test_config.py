@@ -169,6 +169,34 @@ def test_fail_on_info_fails_on_an_info(tmp_path: Path, capsys: pytest.CaptureFix
     assert _run(capsys, "run.sh")[0] == 1
 
 
+LIVENESS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.33.0
+      args: ["m"]
+      livenessProbe:
+        httpGet: {path: /health, port: 8000}
+        initialDelaySeconds: 90
+"""
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ("", []),                           # 90 + 3 x 10 = 120 s: not below the default, 120
+    ("liveness-budget = 300\n", ["VL612"]),
+    ("liveness-budget = 121\n", ["VL612"]),
+    ("liveness-budget = 0\n", []),     # off
+])
+def test_the_liveness_budget_is_the_configuration_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str, expected: list[str]
+) -> None:
+    write_tree(tmp_path, {"vlint.toml": config + 'select = ["VL612"]\n', "pod.yaml": LIVENESS})
+    assert _codes(_run(capsys, "pod.yaml")[1]) == expected
+
+
 def test_explicit_config_and_isolated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_tree(tmp_path, {"vlint.toml": 'ignore = ["VL1"]\n', "ci/strict.toml": 'select = ["VL101"]\n',
                      "run.sh": SCRIPT})
@@ -183,7 +211,9 @@ def test_explicit_config_and_isolated(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         ('selct = ["VL2"]\n',
          "unknown key 'selct' in the file; allowed keys: exclude, extend-select, extends, fail-on, "
-         "ignore, per-file-ignores, policies, policy-packs, select, severity, target-version"),
+         "ignore, liveness-budget, per-file-ignores, policies, policy-packs, select, severity, "
+         "target-version"),
+        ("liveness-budget = -1\n", "liveness-budget: input should be greater than or equal to 0"),
         ('fail-on = "fatal"\n', "fail-on: 'fatal' is not one of error, warning, info"),
         ('[severity]\nVL202 = "high"\n',
          "severity.VL202: 'high' is not one of error, warning, info"),

@@ -20,6 +20,9 @@ STDIN_AS_SHELL = (
     "standard input linted as shell: its kind cannot be told from its first line "
     "(--stdin-filename NAME sets the kind, e.g. compose.yaml)"
 )
+# Seconds a liveness probe with no startup probe should leave vLLM to load its model (VL612;
+# the ``liveness-budget`` key).
+LIVENESS_BUDGET = 120
 # Seconds of wall time one file may take (``Settings.time_budget`` overrides it): far more than
 # any deployment file needs, and a crafted one cannot hold a CI run for long.
 FILE_TIME_BUDGET = 10.0
@@ -50,6 +53,7 @@ class Settings:
     fail_on: Severity = "warning"  # the exit-1 threshold of these settings' files
     # Past it a file is given up as VL003 (None: FILE_TIME_BUDGET).
     time_budget: float | None = None
+    liveness_budget: int = LIVENESS_BUDGET
     # Each file's own settings (the command line over the file's nearest configuration, from
     # vlint.config.files); None: these settings are every file's.
     per_file: Callable[[str], Settings] | None = field(default=None, compare=False)

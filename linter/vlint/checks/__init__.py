@@ -19,7 +19,8 @@ from vlint.checks import (
     duplicate_flag, env_var_not_read,
     flag_and_value_in_one_token, flag_not_yet_available, gpus_below_world_size, gpus_unused,
     internal_error, internal_port_as_server_port, invalid_value,
-    long_prefill_threshold_above_model_len, max_model_len_above_model, missing_line_continuation,
+    liveness_without_startup_probe, long_prefill_threshold_above_model_len,
+    max_model_len_above_model, missing_line_continuation,
     model_not_first,
     module_not_shipped,
     numeric_string_keyword, positional_model_ignored, probe_path_needs_api_key,
@@ -80,6 +81,7 @@ CHECKS: Mapping[str, CheckModule] = {
     "VL609": internal_port_as_server_port,
     "VL610": tensor_parallel_splits_heads,
     "VL611": max_model_len_above_model,
+    "VL612": liveness_without_startup_probe,
 }
 
 REPORTED: Mapping[str, RuleModule] = {

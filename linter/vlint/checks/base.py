@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 from vlint.model import Edit, Finding, Fix, Pos, Severity, Span, Token
 from vlint.model.finding import Related
 from vlint.normalise.resolution import Resolution
+from vlint.settings import LIVENESS_BUDGET
 
 FixSafety = Literal["safe", "unsafe", "none"]
 # Who reports a rule: its ``check()`` per invocation and release, or a later stage (the engine
@@ -66,9 +67,11 @@ RELEASES = "\0releases\0"
 
 @dataclass(frozen=True)
 class Context:
-    """One invocation as resolved by one release, and the way to report on it."""
+    """One invocation as resolved by one release, and the way to report on it;
+    ``liveness_budget`` is the configuration's ``liveness-budget`` (VL612)."""
 
     resolution: Resolution
+    liveness_budget: int = LIVENESS_BUDGET
 
     @property
     def releases(self) -> str:

@@ -23,7 +23,7 @@ from vlint.discover import Refused, confined_read, linted_roots, repository_root
 from vlint.errors import ConfigError
 from vlint.knowledge import catalog
 from vlint.model import Severity
-from vlint.settings import Settings
+from vlint.settings import LIVENESS_BUDGET, Settings
 
 if TYPE_CHECKING:
     from vlint.policy.policies import Policy
@@ -48,6 +48,7 @@ class Config:
     policies: tuple[Policy, ...] = ()
     warnings_as_errors: bool = False
     policy_packs: tuple[str, ...] = ()
+    liveness_budget: int = LIVENESS_BUDGET
 
     @property
     def folder(self) -> Path:
@@ -197,6 +198,7 @@ def load(path: Path, explicit: bool = False) -> Config:
         policies=preset.policies + _policies(path, options.policies, roots),
         warnings_as_errors=preset.warnings_as_errors,
         policy_packs=tuple(options.policy_packs),
+        liveness_budget=options.liveness_budget,
     )
 
 
@@ -278,6 +280,7 @@ def merge(
         policies=policies,
         warnings_as_errors=config.warnings_as_errors,
         fail_on=config.fail_on,
+        liveness_budget=config.liveness_budget,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from vlint.model import Severity
+from vlint.settings import LIVENESS_BUDGET
 
 SEVERITIES = ("error", "warning", "info")
 PRESETS = ("recommended", "strict", "security")
@@ -45,6 +46,8 @@ class Options(BaseModel):
     # Installed policy packs to load, by entry point name: none is loaded unless named.
     policy_packs: list[str] = Field(default_factory=list)
     extends: list[Literal["recommended", "strict", "security"]] = Field(default_factory=list)
+    # Seconds a liveness probe with no startup probe must leave vLLM to start (VL612).
+    liveness_budget: int = Field(default=LIVENESS_BUDGET, ge=0, le=86400)
 
     @field_validator("select", "extend_select", "ignore")
     @classmethod

@@ -31,7 +31,7 @@ from vlint.extract import config_refs, extractor, model_files
 from vlint.knowledge import catalog
 from vlint.model import Finding, Invocation, Pos, Span
 from vlint.normalise import resolution
-from vlint.settings import FILE_TIME_BUDGET, Settings
+from vlint.settings import FILE_TIME_BUDGET, LIVENESS_BUDGET, Settings
 
 if TYPE_CHECKING:
     from vlint.policy.policies import Policy
@@ -70,16 +70,16 @@ def lint_file(
         releases, notes = chosen.releases, chosen.notes
     if budget is None:
         budget = FILE_TIME_BUDGET if settings.time_budget is None else settings.time_budget
-    result = _guarded(source, releases, settings.policies, budget, reraise)
+    result = _guarded(source, releases, settings, budget, reraise)
     return replace(result, notes=notes + result.notes) if notes else result
 
 
-def _guarded(source: Source, releases: Sequence[Version] | None, policies: Sequence[Policy],
+def _guarded(source: Source, releases: Sequence[Version] | None, settings: Settings,
              budget: float, reraise: bool) -> FileResult:
     done = _Progress(source.path)
     try:
         with _time_budget(budget):
-            return _lint(source, releases, policies, done)
+            return _lint(source, releases, settings, done)
     except _Overran:
         return done.result((internal_error.overran(source.path, budget),))
     except Exception as error:
@@ -112,7 +112,7 @@ class _Progress:
             self.config_linted, tuple(self.launch_kinds))
 
 
-def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Policy],
+def _lint(source: Source, given: Sequence[Version] | None, settings: Settings,
           done: _Progress) -> FileResult:
     path, kind = source.path, source.kind
     try:
@@ -143,9 +143,9 @@ def _lint(source: Source, given: Sequence[Version] | None, policies: Sequence[Po
         done.notes.extend(n for n in chosen.notes if n not in done.notes)
         done.defaulted |= chosen.defaulted
         done.launches.append((invocation, chosen.releases))
-        checked = [replace(finding, invocation=index)
-                   for finding in _own(invocation,
-                                       check_invocation(invocation, chosen.releases, policies))]
+        found = check_invocation(invocation, chosen.releases, settings.policies,
+                                 settings.liveness_budget)
+        checked = [replace(finding, invocation=index) for finding in _own(invocation, found)]
         try:
             findings.extend(agreed_fixes(checked, chosen.releases))
         except Exception as error:
@@ -190,7 +190,8 @@ def _time_budget(seconds: float) -> Iterator[None]:
 
 
 def check_invocation(
-    invocation: Invocation, releases: Sequence[Version], policies: Sequence[Policy] = ()
+    invocation: Invocation, releases: Sequence[Version], policies: Sequence[Policy] = (),
+    liveness_budget: int = LIVENESS_BUDGET,
 ) -> list[Finding]:
     """The findings of the rules (and ``policies``) for one invocation, release by release."""
     findings: list[Finding] = []
@@ -199,7 +200,7 @@ def check_invocation(
             resolved = resolution.resolve(invocation, catalog.load(version))
         except Exception as error:
             raise _Failed("normalise", error) from error
-        context = Context(resolved)
+        context = Context(resolved, liveness_budget)
         code = None  # the rule running
         try:
             if resolved.parser is None:
