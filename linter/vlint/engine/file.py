@@ -19,7 +19,8 @@ from packaging.version import Version
 
 from vlint import checks, target
 from vlint.checks import (
-    flag_not_yet_available, internal_error, module_not_shipped, unparsable_file, unread_launch,
+    flag_not_yet_available, internal_error, module_not_shipped, service_link_vllm_port,
+    unparsable_file, unread_launch,
 )
 from vlint.checks.base import Context, rule_finding
 from vlint.discover import Source
@@ -129,9 +130,13 @@ def _lint(source: Source, given: Sequence[Version] | None, settings: Settings,
     except Exception as error:
         raise _Failed("extract", error) from error
     try:
-        unread = unread_launch.unread(path, kind, source.text, invocations)
+        whole_file = unread_launch.unread(path, kind, source.text, invocations)
     except Exception as error:
         raise _Failed("extract", error, unread_launch.RULE.code) from error
+    try:
+        whole_file += service_link_vllm_port.exposed(path, kind, source.text)
+    except Exception as error:
+        raise _Failed("extract", error, service_link_vllm_port.RULE.code) from error
     findings: list[Finding] = []
     for index, invocation in enumerate(invocations):
         done.invocations += 1
@@ -150,7 +155,7 @@ def _lint(source: Source, given: Sequence[Version] | None, settings: Settings,
             findings.extend(agreed_fixes(checked, chosen.releases))
         except Exception as error:
             raise _Failed("fix", error) from error
-    return done.result([*merge(findings), *unread])
+    return done.result([*merge(findings), *whole_file])
 
 
 def _own(invocation: Invocation, findings: Sequence[Finding]) -> list[Finding]:
