@@ -69,3 +69,29 @@ def test_sarif_carries_the_related_locations(report_of: Any, tmp_path: Path,
         {"startLine": 4, "startColumn": 47, "endLine": 4, "endColumn": 48},
         {"startLine": 4, "startColumn": 59, "endLine": 4, "endColumn": 60},
     ]
+
+
+SHARED = """\
+services:
+  a:
+    image: vllm/vllm-openai:v0.33.0
+    command: ["m", "--gpu-memory-utilization", "0.7"]
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ["0"], capabilities: [gpu]}]}}}
+  b:
+    image: vllm/vllm-openai:v0.33.0
+    command: ["m", "--port", "8001"]
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ["0"], capabilities: [gpu]}]}}}
+"""
+
+
+def test_a_shared_gpu_points_at_both_services(tmp_path: Path) -> None:
+    path = write_tree(tmp_path, {"docker-compose.yml": SHARED}) / "docker-compose.yml"
+    report = lint([str(path)], Settings(target=">=0.32.0,<=0.33.0", select=("VL613",)))
+    (finding,) = report.findings
+    assert finding.vllm_versions == ("0.32.0", "0.33.0")
+    assert finding.span == Span(Pos(9, 82), Pos(9, 83))
+    assert [(r.span, r.message) for r in finding.related] == [
+        (Span(Pos(5, 82), Pos(5, 83)), "GPU 0 is given here too"),
+        (Span(Pos(4, 49), Pos(4, 52)), "gpu_memory_utilization 0.7 is set here"),
+    ]
+    assert "add up to 1.62 (0.7 + 0.92)" in finding.message

@@ -188,3 +188,14 @@ def test_the_server_binds_first_from_where_the_rule_says(release: tuple[Version,
     binds_first = any("bind the port before the engine" in path.read_text("utf-8")
                       for path in (source / "entrypoints").rglob("*.py"))
     assert binds_first == (version >= internal_port_as_server_port.BOUND_FIRST)
+
+
+@pytest.mark.parametrize("release", SOURCES, ids=_release_ids)
+def test_the_start_up_memory_check_is_where_the_rule_says(release: tuple[Version, Path]) -> None:
+    """VL613: from 0.9.1 an engine refuses to start when less than its fraction is free."""
+    version, source = release
+    worker = source / "v1" / "worker"
+    checks = worker.is_dir() and any(
+        "is less than desired GPU memory utilization" in path.read_text("utf-8")
+        for path in worker.rglob("*.py"))
+    assert checks == (version >= Version("0.9.1"))

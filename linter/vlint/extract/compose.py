@@ -221,11 +221,13 @@ def _deployment(
     image = None if image_chars is None else image_chars.token()
     ipc = scalar(get(service, "ipc"))
     shm = scalar(get(service, "shm_size"))
+    gpus, devices = _gpus(service, scalar, get)
     return Deployment(
         image=None if image is None else deployment.image(image),
         env=_environment(source, get(service, "environment"), variables),
         env_complete=get(service, "env_file") is None,
-        gpus=_gpus(service, scalar, get),
+        gpus=gpus,
+        devices=devices,
         ipc=None if ipc is None else deployment.at(ipc, ipc.text if ipc.literal else None),
         shm_size=None if shm is None else deployment.at(
             shm, deployment.docker_bytes(shm.text) if shm.literal else None),
@@ -239,13 +241,16 @@ _Scalar = Callable[["Node | None"], "Token | None"]
 _Get = Callable[..., "Node | None"]
 
 
-def _gpus(service: Node, scalar: _Scalar, get: _Get) -> Located[GpuCount | None] | None:
-    """``deploy.resources.reservations.devices`` entries that ask for GPUs, or ``gpus:``."""
+def _gpus(
+    service: Node, scalar: _Scalar, get: _Get
+) -> tuple[Located[GpuCount | None] | None, Located[tuple[str, ...]] | None]:
+    """``deploy.resources.reservations.devices`` entries that ask for GPUs, or ``gpus:``: how
+    many, and which (``device_ids``, when all literal)."""
     gpus = get(service, "gpus")
     written = scalar(gpus)
     if written is not None:
         return deployment.at(written, deployment.gpu_count(written.text) if written.literal
-                             else None)
+                             else None), None
     devices = get(service, "deploy", "resources", "reservations", "devices")
     entries = [*yamlpos.sequence_items(devices)] if devices is not None else []
     entries += [*yamlpos.sequence_items(gpus)] if gpus is not None else []
@@ -258,21 +263,22 @@ def _gpus(service: Node, scalar: _Scalar, get: _Get) -> Located[GpuCount | None]
         count = scalar(get(entry, "count"))
         if count is not None:
             return deployment.at(count, deployment.gpu_count(count.text) if count.literal
-                                 else None)
+                                 else None), None
         ids = get(entry, "device_ids")
         if ids is not None:
             listed = [scalar(item) for item in yamlpos.sequence_items(ids)]
             tokens = [t for t in listed if t is not None]
             if tokens:
                 known = len(tokens) == len(listed) and all(t.literal for t in tokens)
-                return Located(len(tokens) if known else None,
-                               Span(tokens[0].span.start, tokens[-1].sub_span(0).end))
+                span = Span(tokens[0].span.start, tokens[-1].sub_span(0).end)
+                listed_ids = Located(tuple(t.text for t in tokens), span) if known else None
+                return Located(len(tokens) if known else None, span), listed_ids
         if entry is not None and count is None and ids is None:
             # A GPU reservation without count or device_ids takes every GPU.
             key = next((n for n in names if n is not None), None)
             if key is not None:
-                return Located("all", key.sub_span(0))
-    return None
+                return Located("all", key.sub_span(0)), None
+    return None, None
 
 
 def _host_network(service: Node, scalar: _Scalar, get: _Get) -> bool:

@@ -85,7 +85,8 @@ class Deployment:
     when part of the environment comes from a source vlint does not read (compose
     ``env_file``, Kubernetes ``envFrom``): a variable absent from ``env`` may still be set.
     ``gpus`` is what the container may use (Kubernetes ``nvidia.com/gpu``/``amd.com/gpu``
-    limits or requests, compose device reservations and ``gpus:``); ``ipc`` the IPC namespace
+    limits or requests, compose device reservations and ``gpus:``), ``devices`` which ones where
+    the file names them (compose ``device_ids``, literal); ``ipc`` the IPC namespace
     (compose ``ipc:``; ``host`` for Kubernetes ``hostIPC: true``); ``shm_size`` the size of
     ``/dev/shm`` in bytes (compose ``shm_size``, the ``sizeLimit`` of a memory ``emptyDir``
     mounted there); ``service_links`` Kubernetes ``enableServiceLinks``; ``container`` the
@@ -105,6 +106,7 @@ class Deployment:
     env: Mapping[str, EnvVar] = field(default_factory=dict)
     env_complete: bool = True
     gpus: Located[GpuCount | None] | None = None
+    devices: Located[tuple[str, ...]] | None = None
     ipc: Located[str | None] | None = None
     shm_size: Located[int | None] | None = None
     ports: tuple[Port, ...] = ()
