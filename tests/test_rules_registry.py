@@ -62,7 +62,7 @@ def test_only_invocation_rules_have_a_check() -> None:
 def test_the_stages_that_report_rules() -> None:
     scopes = {code: module.RULE.scope for code, module in REPORTED.items()}
     assert scopes == {"VL001": "filter", "VL002": "file", "VL003": "run", "VL004": "file",
-                      "VL613": "file", "VL901": "confirm", "VL902": "confirm",
+                      "VL613": "file", "VL614": "file", "VL901": "confirm", "VL902": "confirm",
                       "VL903": "confirm"}
 
 

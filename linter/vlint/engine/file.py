@@ -19,8 +19,8 @@ from packaging.version import Version
 
 from vlint import checks, target
 from vlint.checks import (
-    flag_not_yet_available, gpu_memory_oversubscribed, internal_error, module_not_shipped,
-    service_link_vllm_port, unparsable_file, unread_launch,
+    flag_not_yet_available, gpu_memory_oversubscribed, internal_error, leaderworkerset_mismatch,
+    module_not_shipped, service_link_vllm_port, unparsable_file, unread_launch,
 )
 from vlint.checks.base import Context, rule_finding
 from vlint.discover import Source
@@ -155,11 +155,14 @@ def _lint(source: Source, given: Sequence[Version] | None, settings: Settings,
             findings.extend(agreed_fixes(checked, chosen.releases))
         except Exception as error:
             raise _Failed("fix", error) from error
-    try:
-        shared = merge(gpu_memory_oversubscribed.shared(path, done.launches))
-    except Exception as error:
-        raise _Failed("check", error, gpu_memory_oversubscribed.RULE.code) from error
-    return done.result([*merge(findings), *whole_file, *shared])
+    across: list[Finding] = []
+    for rule, check in ((gpu_memory_oversubscribed.RULE, gpu_memory_oversubscribed.shared),
+                        (leaderworkerset_mismatch.RULE, leaderworkerset_mismatch.mismatched)):
+        try:
+            across.extend(merge(check(path, done.launches)))
+        except Exception as error:
+            raise _Failed("check", error, rule.code) from error
+    return done.result([*merge(findings), *whole_file, *across])
 
 
 def _own(invocation: Invocation, findings: Sequence[Finding]) -> list[Finding]:

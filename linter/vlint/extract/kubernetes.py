@@ -178,6 +178,8 @@ class _Reader:
         # The multi-node group of the document being walked (``Deployment.cluster``, ``nodes``).
         self.cluster: Located[str] | None = None
         self.nodes: Located[int | None] | None = None
+        # The walked LeaderWorkerSet's templates: (start, end) offsets of each, and its role.
+        self.roles: list[tuple[int, int, str]] = []
         # The file's Services (namespace as written, name) and the walked document's namespace.
         self.services: list[tuple[str | None, Located[str]]] = []
         self.namespace: str | None = None
@@ -207,6 +209,7 @@ class _Reader:
         they form, a LeaderWorkerSet (its ``size`` nodes, 1 when not written, as the LWS
         controller defaults it) or a KubeRay resource (a Ray cluster)."""
         self.cluster, self.nodes = None, None
+        self.roles = []
         self.namespace = self.named(document)[1] if yamlpos.mapping_node(document) else None
         kind = self.token(yamlpos.mapping_get(document, "kind")) \
             if yamlpos.mapping_node(document) is not None else None
@@ -222,6 +225,11 @@ class _Reader:
             size = yamlpos.mapping_get(template, "size") \
                 if template is not None and yamlpos.mapping_node(template) is not None else None
             self.nodes = self.number(size) if size is not None else deployment.at(kind, 1)
+            for role in ("leader", "worker"):
+                held = yamlpos.mapping_get(template, f"{role}Template") \
+                    if template is not None and yamlpos.mapping_node(template) else None
+                if held is not None:
+                    self.roles.append((held.start_mark.index, held.end_mark.index, role))
 
     def note_runtime(self, document: Node) -> None:
         if yamlpos.mapping_node(document) is None:
@@ -403,9 +411,11 @@ class _Reader:
         links = (
             self.token(yamlpos.mapping_get(pod, "enableServiceLinks")) if pod is not None else None
         )
+        at = node.start_mark.index
         return Deployment(
             cluster=self.cluster,
             nodes=self.nodes,
+            role=next((role for start, end, role in self.roles if start <= at < end), None),
             services=tuple(name for namespace, name in self.services
                            if namespace == self.namespace),
             gpus=self.gpus(yamlpos.mapping_get(node, "resources")),

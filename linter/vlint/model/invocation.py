@@ -96,7 +96,8 @@ class Deployment:
     ``cluster`` names the multi-node runtime the launch runs in, where the file shows one:
     ``ray`` (a ``ray start`` in the same script, a KubeRay resource's pod), ``leaderworkerset``
     (a LeaderWorkerSet's leader or worker template); ``nodes`` is the size of that group where
-    it is written (``leaderWorkerTemplate.size``).  ``services`` are the names of the
+    it is written (``leaderWorkerTemplate.size``), ``role`` the template the container is in
+    (``leader`` or ``worker``).  ``services`` are the names of the
     Kubernetes Services beside the pod (same file, same namespace): the kubelet puts each one's
     ``{NAME}_PORT`` link variable in the container's environment unless ``service_links`` is
     false.
@@ -116,6 +117,7 @@ class Deployment:
     container: Located[str] | None = None
     cluster: Located[str] | None = None
     nodes: Located[int | None] | None = None
+    role: str | None = None
     services: tuple[Located[str], ...] = ()
 
 
