@@ -35,8 +35,9 @@ Fix safety
     No fix: whether to add GPUs or shard less is the deployment's choice.
 
 vLLM releases
-    All; the message names the behaviour of each release checked (the Ray fallback up to
-    0.11.0, the two errors after).  Silent when a size or a GPU count is not literal, when the
+    All; the message names the behaviour of each release checked: the two errors from 0.11.1,
+    and up to 0.11.0 the Ray fallback, reported as a hint (info) since a Ray cluster the file
+    does not show could supply the GPUs.  Silent when a size or a GPU count is not literal, when the
     GPUs are ``all``, when options vlint cannot see may be given (``$VLLM_ARGS``), and for a
     launch that may use other nodes: ``--nnodes`` above 1, ``--distributed-executor-backend
     ray`` (or ``external_launcher``), and, up to 0.11.0, when vLLM fell back to Ray by itself,
@@ -60,7 +61,7 @@ from vlint.checks.base import Context, Rule
 from vlint.checks.parallel import (
     RAY_FALLBACK_REMOVED, layout, plural, spans_nodes, visible_gpus,
 )
-from vlint.model import Finding
+from vlint.model import Finding, Severity
 
 RULE = Rule(code="VL601", name="gpus-below-world-size", severity="error", since="0.2.0")
 
@@ -77,12 +78,15 @@ def check(context: Context) -> Iterator[Finding]:
     if found is None or found.needed <= visible.count or spans_nodes(resolution, found):
         return
     version = resolution.release.version
+    severity: Severity | None = None
     if found.world <= visible.count:
         consequence = (f"the data-parallel engines after the first {visible.count // found.world} "
                        "find no device")
     elif version < RAY_FALLBACK_REMOVED:
+        # A Ray cluster the file does not show could still supply them: a hint.
+        severity = "info"
         consequence = (f"vLLM {context.releases} falls back to Ray, which waits for GPUs "
-                       "the node does not have")
+                       "the node does not have unless a Ray cluster supplies them")
     elif version < _WORLD_SIZE_MESSAGE:
         consequence = (f"vLLM {context.releases} refuses: 'Tensor parallel size "
                        f"({found.world}) cannot be larger than the number of available GPUs "
@@ -97,5 +101,6 @@ def check(context: Context) -> Iterator[Finding]:
         f"{visible.count}: {consequence}",
         "give the container as many GPUs as the parallel sizes use, or lower them; across "
         "nodes, set --nnodes (or --distributed-executor-backend ray on a Ray cluster)",
+        severity=severity,
         related=found.related,
     )

@@ -2,8 +2,10 @@
     Reports a LeaderWorkerSet whose leader and worker templates start vLLM with different
     settings for what every node of a multi-node launch must share — the model, the tensor
     and pipeline parallel sizes, ``--nnodes`` — and a ``--nnodes`` that is not the group's
-    ``leaderWorkerTemplate.size``.  The finding points at the worker's value (or at
-    ``--nnodes``), with the leader's value (or the size) as a related location.
+    ``leaderWorkerTemplate.size``, and a group whose pods together have fewer GPUs (``size x``
+    each pod's ``nvidia.com/gpu``) than the launch's tensor x pipeline parallel workers.  The
+    finding points at the worker's value (``--nnodes``, the pod's GPUs), with the leader's value
+    (the size, the parallel sizes) as related locations.
 
 Why is this bad?
     A multi-node launch is one engine whose workers are spread over the group's pods: each node
@@ -14,7 +16,8 @@ Why is this bad?
     or the weights loaded do not fit the layout.  ``--nnodes`` is how many pods the launch waits
     for; a LeaderWorkerSet starts exactly ``size`` pods per group (the leader and ``size - 1``
     workers, https://lws.sigs.k8s.io/docs/overview/), so any other number waits forever or leaves
-    pods out.
+    pods out; and the group's pods hold all the GPUs its workers can use (vLLM's LWS guide:
+    ``size x`` GPUs per pod must cover the tensor x pipeline parallel size).
 
 Example
     ``size: 2`` with ``--nnodes 4``; a leader with ``--tensor-parallel-size 8`` and a worker
@@ -44,7 +47,8 @@ from collections.abc import Sequence
 
 from packaging.version import Version
 
-from vlint.checks.base import RELEASES, Rule, rule_finding
+from vlint.checks.base import RELEASES, Context, Rule, rule_finding
+from vlint.checks.parallel import layout, plural
 from vlint.checks.unseen_options import may_set_unseen_options
 from vlint.knowledge import catalog
 from vlint.model import Finding, Invocation, Span
@@ -86,9 +90,10 @@ def _value(resolution: Resolution, dest: str) -> tuple[object, Span | None] | No
 
 
 def _sizes(path: str, version: Version, resolved: Sequence[Resolution]) -> list[Finding]:
-    """``--nnodes`` against the group's size."""
+    """``--nnodes`` against the group's size, and the group's GPUs against the world size."""
     found: list[Finding] = []
     for resolution in resolved:
+        found.extend(_group_gpus(path, version, resolution))
         nodes = resolution.invocation.deployment.nodes
         written = resolution.written("nnodes")
         if nodes is None or not isinstance(nodes.value, int) or written is None or \
@@ -103,6 +108,28 @@ def _sizes(path: str, version: Version, resolved: Sequence[Resolution]) -> list[
             related=(Related(nodes.span, f"the group's size is {nodes.value} here"),),
         ))
     return found
+
+
+def _group_gpus(path: str, version: Version, resolution: Resolution) -> list[Finding]:
+    """A group of ``size`` pods with ``gpus`` each for more workers than that."""
+    facts = resolution.invocation.deployment
+    nodes, gpus = facts.nodes, facts.gpus
+    if nodes is None or not isinstance(nodes.value, int) or gpus is None or \
+            not isinstance(gpus.value, int):
+        return []
+    found = layout(Context(resolution))
+    if found is None or nodes.value * gpus.value >= found.world:
+        return []
+    return [rule_finding(
+        RULE, path, gpus.span,
+        f"the group has {nodes.value} pods x {plural(gpus.value)} = "
+        f"{plural(nodes.value * gpus.value)}, and the launch needs {found.world} "
+        f"({found.formula}): vLLM {RELEASES} cannot place its workers",
+        "give each pod more GPUs, raise leaderWorkerTemplate.size, or lower the parallel sizes",
+        vllm_versions=(str(version),),
+        related=(Related(nodes.span, f"the group's size is {nodes.value} here"),
+                 *found.related),
+    )]
 
 
 def _roles(path: str, version: Version, resolved: Sequence[Resolution]) -> list[Finding]:
