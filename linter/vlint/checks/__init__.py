@@ -26,7 +26,7 @@ from vlint.checks import (
     module_not_shipped,
     numeric_string_keyword, positional_model_ignored, probe_path_needs_api_key,
     probe_port_mismatch, public_bind_without_api_key, removed_flag,
-    secret_in_config, serve_repeated_in_image_args, service_link_vllm_port,
+    secret_in_config, serve_repeated_in_image_args, service_link_vllm_port, service_port_mismatch,
     setting_changed_at_start,
     shared_memory_default, shared_memory_too_small, tensor_parallel_splits_heads,
     trust_remote_code,
@@ -83,6 +83,7 @@ CHECKS: Mapping[str, CheckModule] = {
     "VL610": tensor_parallel_splits_heads,
     "VL611": max_model_len_above_model,
     "VL612": liveness_without_startup_probe,
+    "VL615": service_port_mismatch,
 }
 
 REPORTED: Mapping[str, RuleModule] = {

@@ -50,8 +50,8 @@ from vlint.extract.argv import SHELLS, recognise_container
 from vlint.knowledge.images import image_entry, is_server_image, release_from_image
 from vlint.knowledge.ray_serve import release_for_ray
 from vlint.model import (
-    Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind, Span,
-    Token,
+    Deployment, EnvVar, GpuCount, Invocation, Located, Mount, Port, Pos, Probe, ProbeKind,
+    ServicePort, Span, Token,
 )
 from vlint.syntax import yamlpos
 from vlint.discover import kubernetes_claims
@@ -183,6 +183,11 @@ class _Reader:
         # The file's Services (namespace as written, name) and the walked document's namespace.
         self.services: list[tuple[str | None, Located[str]]] = []
         self.namespace: str | None = None
+        # The Services with a selector: namespace, selector, target ports.
+        self.selectors: list[tuple[str | None, dict[str, str], tuple[ServicePort, ...]]] = []
+        # The labels of the pod template being walked (None: not known), and its containers.
+        self.labels: dict[str, str] | None = None
+        self.pod_containers: int | None = None
 
     def note_service(self, document: Node) -> None:
         if yamlpos.mapping_node(document) is None:
@@ -193,6 +198,36 @@ class _Reader:
         name, namespace = self.named(document)
         if name is not None:
             self.services.append((namespace, name))
+            spec = yamlpos.mapping_get(document, "spec")
+            if spec is None or yamlpos.mapping_node(spec) is None:
+                return
+            selector = self.literal_map(yamlpos.mapping_get(spec, "selector"))
+            if not selector:
+                return  # no selector: endpoints are managed by hand
+            targets: list[ServicePort] = []
+            for item in yamlpos.mappings_in(yamlpos.mapping_get(spec, "ports")):
+                written = self.token(yamlpos.mapping_get(item, "targetPort")) or \
+                    self.token(yamlpos.mapping_get(item, "port"))
+                if written is None:
+                    continue
+                value: int | str | None = None
+                if written.literal:
+                    value = deployment.port_number(written.text) or written.text
+                targets.append(ServicePort(name.value, deployment.at(written, value)))
+            self.selectors.append((namespace, selector, tuple(targets)))
+
+    def literal_map(self, node: Node | None) -> dict[str, str] | None:
+        """A mapping of literal scalars (labels, a selector); None when any is not literal."""
+        if node is None or yamlpos.mapping_node(node) is None:
+            return None
+        found: dict[str, str] = {}
+        for key, value in yamlpos.mapping_items(node):
+            key_token, value_token = self.token(key), self.token(value)
+            if key_token is None or value_token is None or not (
+                    key_token.literal and value_token.literal):
+                return None
+            found[key_token.text] = value_token.text
+        return found
 
     def named(self, document: Node) -> tuple[Located[str] | None, str | None]:
         """A document's literal ``metadata.name`` and ``metadata.namespace``."""
@@ -418,6 +453,11 @@ class _Reader:
             role=next((role for start, end, role in self.roles if start <= at < end), None),
             services=tuple(name for namespace, name in self.services
                            if namespace == self.namespace),
+            service_ports=tuple(port for namespace, selector, ports in self.selectors
+                                if namespace == self.namespace and self.labels is not None
+                                and selector.items() <= self.labels.items()
+                                for port in ports),
+            pod_containers=self.pod_containers,
             gpus=self.gpus(yamlpos.mapping_get(node, "resources")),
             ipc=None if host_ipc is None else deployment.at(
                 host_ipc, ("host" if host_ipc.text == "true" else "private") if host_ipc.literal
@@ -690,6 +730,15 @@ class _Reader:
         found: list[Invocation] = []
         if yamlpos.mapping_node(node) is not None:
             found.extend(self.engine_args(node))
+            outer = self.labels
+            metadata = yamlpos.mapping_get(node, "metadata")
+            if metadata is not None and yamlpos.mapping_get(node, "spec") is not None and \
+                    yamlpos.mapping_node(metadata) is not None:
+                # A pod template's (or a pod's) labels, for the Services that select it.
+                self.labels = self.literal_map(yamlpos.mapping_get(metadata, "labels")) or None
+            listed = yamlpos.mapping_get(node, "containers")
+            if listed is not None:
+                self.pod_containers = len(yamlpos.sequence_items(listed))
             for key, value in yamlpos.mapping_items(node):
                 if key.value in _CONTAINER_LISTS and yamlpos.sequence_items(value):
                     for container in yamlpos.sequence_items(value):
@@ -707,6 +756,7 @@ class _Reader:
                         found.extend(self.container(value, pod=node))
                 else:
                     found.extend(self.walk(value, depth + 1))
+            self.labels = outer
         else:
             for item in yamlpos.sequence_items(node):
                 found.extend(self.walk(item, depth + 1))

@@ -6,7 +6,7 @@ The leaf of the package: it imports nothing else of vlint and nothing of vLLM.
 from vlint.model.finding import SEVERITY_RANK, Confirmation, ConfirmationState, Edit, Finding, Fix, Severity
 from vlint.model.invocation import (
     BORROWED, Deployment, EnvVar, GpuCount, Invocation, LineBreak, ModelFacts, Mount, Port, Probe,
-    ProbeKind,
+    ProbeKind, ServicePort,
 )
 from vlint.model.located import Located
 from vlint.model.positions import LineIndex, Locator, Pos, Span, line_locator
@@ -16,6 +16,7 @@ __all__ = [
     "BORROWED", "SEVERITY_RANK", "Confirmation", "ConfirmationState", "Deployment", "Edit",
     "Entry", "EnvVar",
     "Finding", "Fix", "GpuCount", "Located", "ModelFacts", "Mount", "Port", "Probe", "ProbeKind",
-    "Invocation", "Keyword", "LineBreak", "LineIndex", "Locator", "Pos", "Severity", "Span", "Token",
+    "Invocation", "Keyword", "LineBreak", "LineIndex", "Locator", "Pos", "ServicePort", "Severity",
+    "Span", "Token",
     "line_locator",
 ]

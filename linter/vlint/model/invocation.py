@@ -66,6 +66,16 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class ServicePort:
+    """A port of a Kubernetes Service that selects the launch's pod: the Service's name and where
+    it sends traffic (``targetPort``, a number or a container port's name; its ``port`` when no
+    target is written)."""
+
+    service: str
+    target: Located[int | str | None]
+
+
+@dataclass(frozen=True)
 class Mount:
     """A volume mounted into the container at ``target``: ``source`` is the host path or the
     volume's name; ``memory`` is true for memory-backed storage (a Kubernetes ``emptyDir`` with
@@ -100,7 +110,8 @@ class Deployment:
     (``leader`` or ``worker``).  ``services`` are the names of the
     Kubernetes Services beside the pod (same file, same namespace): the kubelet puts each one's
     ``{NAME}_PORT`` link variable in the container's environment unless ``service_links`` is
-    false.
+    false; ``service_ports`` the ports of those whose selector matches the pod's labels, and
+    ``pod_containers`` how many containers the pod has.
     """
 
     image: Located[str] | None = None
@@ -119,6 +130,8 @@ class Deployment:
     nodes: Located[int | None] | None = None
     role: str | None = None
     services: tuple[Located[str], ...] = ()
+    service_ports: tuple[ServicePort, ...] = ()
+    pod_containers: int | None = None
 
 
 @dataclass(frozen=True)
