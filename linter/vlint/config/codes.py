@@ -70,10 +70,19 @@ def _closest(written: str, ids: frozenset[str]) -> str | None:
     if len(written) > _SUGGESTED_LENGTH:
         return None
     candidates = [*_rule_codes(), *_builtin_ids(), *sorted(ids)]
-    scored = [(SequenceMatcher(None, written.upper(), c).ratio(), c) for c in candidates]
-    scored += [(SequenceMatcher(None, written.lower(), n).ratio(), n) for n in _rule_names()]
-    score, best = max(scored, default=(0.0, ""))
+    upper = written.upper()
+    # A letter typed for a digit (``VL1O1``, ``VLl01``) means the code it reads as.
+    as_digits = upper[:2] + upper[2:].translate(_LOOKALIKE_DIGITS)
+    if as_digits in candidates:
+        return as_digits
+    scored = [(SequenceMatcher(None, upper, c).ratio(), -i, c) for i, c in enumerate(candidates)]
+    scored += [(SequenceMatcher(None, written.lower(), n).ratio(), -len(scored) - i, n)
+               for i, n in enumerate(_rule_names())]
+    score, _, best = max(scored, default=(0.0, 0, ""))  # ties: the earliest candidate
     return best if score >= 0.6 else None
+
+
+_LOOKALIKE_DIGITS = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
 
 def rule_code(written: str) -> str:
