@@ -108,6 +108,11 @@ class Rename:
 
 @cache
 def renames() -> Mapping[str, Rename]:
+    return _renames("renames")
+
+
+def _renames(name: str) -> Mapping[str, Rename]:
+    """The ``[[renames]]`` of the curated file ``name``, by their ``old`` name."""
     return {
         entry["old"]: Rename(
             old=entry["old"],
@@ -118,7 +123,7 @@ def renames() -> Mapping[str, Rename]:
             help=entry.get("help", ""),
             source=entry.get("source", ""),
         )
-        for entry in document("renames").get("renames", ())
+        for entry in document(name).get("renames", ())
     }
 
 
@@ -129,18 +134,7 @@ def renames() -> Mapping[str, Rename]:
 def env_renames() -> Mapping[str, Rename]:
     """What replaced each variable vLLM no longer reads (``env_renames.toml``, the shape of
     ``renames.toml``)."""
-    return {
-        entry["old"]: Rename(
-            old=entry["old"],
-            last=entry["last"],
-            replacement=entry.get("replacement", ""),
-            since=entry.get("since", ""),
-            fix=entry.get("fix", ""),
-            help=entry.get("help", ""),
-            source=entry.get("source", ""),
-        )
-        for entry in document("env_renames").get("renames", ())
-    }
+    return _renames("env_renames")
 
 
 # -- keywords.toml: Python keywords a string breaks (VL207) ------------------------------------
