@@ -5,6 +5,7 @@ to (a LeaderWorkerSet's size, a KubeRay cluster)."""
 from __future__ import annotations
 
 from vlint.extract import kubernetes, shell
+from vlint.syntax import shell as shell_syntax
 from vlint.model import Pos, Span
 
 
@@ -94,3 +95,17 @@ def test_a_kuberay_pod_is_on_a_ray_cluster_and_a_deployment_on_none() -> None:
     plain = LWS.replace("LeaderWorkerSet", "Deployment")
     (other,) = kubernetes.extract("d.yaml", plain)
     assert other.deployment.cluster is None and other.deployment.nodes is None
+
+
+def test_an_exported_variable_s_later_values_reach_the_later_commands() -> None:
+    text = ("export X=1\nvllm serve a\nX=2\nvllm serve b\nif [ -n \"$Y\" ]; then X=3; fi\n"
+            "vllm serve c\nunset X\nvllm serve d\n")
+    found = shell.extract("run.sh", text)
+    assert [(launch.env["X"].text, launch.env["X"].literal) for launch in found] == [
+        ("1", True), ("2", True), ("$X", False), ("$X", False)]
+
+
+def test_exports_past_the_cap_are_not_followed() -> None:
+    text = "".join(f"export V{i}=1\n" for i in range(shell_syntax.MAX_EXPORTED + 5))
+    (launch,) = shell.extract("run.sh", text + "vllm serve m\n")
+    assert len(launch.env) == shell_syntax.MAX_EXPORTED

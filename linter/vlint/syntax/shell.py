@@ -119,6 +119,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _MAX_VALUE = 16_384  # characters in one variable's value (all elements of an array)
 _EXPANSION_BUDGET = 262_144  # characters copied out of variables in one script
 _MAX_EVAL = 4  # ``eval`` inside ``eval`` ...
+# Exported names followed into the commands after them: a script exports a few dozen at most.
+MAX_EXPORTED = 128
 _EVAL_COST = 256  # what reading an ``eval``'s text again costs from the budget, beyond its size
 _MAX_NESTED_EXPANSION = 8  # ``${A:+${B:+...}}``
 _MAX_LOOP_DEPTH = 16  # loops inside loops whose assignments are looked for
@@ -854,8 +856,14 @@ class _Walker:
         # The nodes from the root to the current one (``Node.parent`` costs the depth).
         self.path: list[Node | None] = []
         # The variables ``export`` put in the environment of the commands after it, with
-        # where each name is written.
+        # where each name is written (the first ``MAX_EXPORTED``), and each one's token for the
+        # value it had when last asked (a command reuses it while the value is the same object).
         self.exported: dict[str, Span] = {}
+        self.export_tokens: dict[str, tuple[object, Token]] = {}
+        # Bumped whenever a variable may change: the exported environment is built again only
+        # then (``environment``), not for every command.
+        self.generation = 0
+        self.export_env: tuple[int, dict[str, Token], dict[str, Span]] | None = None
 
     def walk(self, tree: Tree) -> Iterator[ShellCommand]:
         cursor = tree.walk()
@@ -913,6 +921,7 @@ class _Walker:
             region.function = _node_text(function) if function is not None else ""
             region.saved = values
             self.variables.values = {}
+            self.generation += 1
             self.bodies.append(region)
         elif node.type in _LOOPS:
             self.loops += 1
@@ -929,6 +938,8 @@ class _Walker:
         regions = self.regions
         while regions and regions[-1].depth >= depth:
             region = regions.pop()
+            if region.saved is not None or region.assigned:
+                self.generation += 1
             self.loops -= region.loop
             if region.saved is not None:
                 self.bodies.pop()
@@ -975,6 +986,8 @@ class _Walker:
         if region.node is None:
             return
         values = self.variables.values
+        if region.before:
+            self.generation += 1
         for name, value in region.before.items():
             if value is None:
                 values.pop(name, None)
@@ -1142,6 +1155,7 @@ class _Walker:
     # Variables.
 
     def set(self, name: str, value: _Value, appending: bool = False) -> None:
+        self.generation += 1
         old = self.touch(name)
         self.variables.values[name] = value
         if self.regions and not (isinstance(value, _Field) and _one_literal_word(value)):
@@ -1153,6 +1167,7 @@ class _Walker:
     def forget(self, name: str, varied: bool = True) -> None:
         """``name`` is unknown from here; ``varied`` false for a loop's names, forgotten
         before the loop runs (their values in it are still the script's own)."""
+        self.generation += 1
         self.touch(name)
         self.variables.values.pop(name, None)
         self.note(name)
@@ -1165,6 +1180,7 @@ class _Walker:
 
     def clear(self) -> None:
         """Every variable is forgotten (``source``, an ``eval`` of unknown text)."""
+        self.generation += 1
         self.variables.values.clear()
         self.all_varied = True
         for region in self.regions:
@@ -1273,17 +1289,33 @@ class _Walker:
     ) -> tuple[dict[str, Token], dict[str, Span]]:
         """A command's environment: the exported variables under its own ``VAR=x`` prefix; one
         whose value is not known is there as ``$NAME``, not literal, at its name."""
-        exported: dict[str, Token] = {}
+        cached_env = self.export_env
+        if cached_env is not None and cached_env[0] == self.generation:
+            exported, at_names = cached_env[1], cached_env[2]
+            if not env and not names:
+                return exported, at_names  # shared: the readers copy what they keep
+            return {**exported, **env}, {**at_names, **names}
+        exported = {}
         for name, at in self.exported.items():
             value = self.variables.values.get(name)
+            cached = self.export_tokens.get(name)
+            if cached is not None and cached[0] is value:
+                exported[name] = cached[1]
+                continue
             if isinstance(value, _Field) and value.known:
-                exported[name] = value.token(self.builder.locate)
+                token = value.token(self.builder.locate)
             elif value is None or isinstance(value, _Field):
                 text = f"${name}"
-                exported[name] = Token(text, (at.start,) * len(text) + (at.end,), literal=False)
+                token = Token(text, (at.start,) * len(text) + (at.end,), literal=False)
+            else:
+                continue  # an array: not an environment variable
+            self.export_tokens[name] = (value, token)
+            exported[name] = token
+        at_names = {name: self.exported[name] for name in exported}
+        self.export_env = (self.generation, exported, at_names)
         if not exported:
             return env, names
-        return {**exported, **env}, {**{n: self.exported[n] for n in exported}, **names}
+        return {**exported, **env}, {**at_names, **names}
 
     def declare(self, node: Node) -> None:
         keyword = node.children[0].type if node.children else ""
@@ -1306,6 +1338,7 @@ class _Walker:
     def export(self, node: Node) -> None:
         """``export NAME[=value] ...``: each name is in the environment from here on (``export
         -n`` takes it out)."""
+        self.generation += 1
         builder = self.builder
         removing = any(child.type == "word" and _node_text(child).startswith("-")
                        and "n" in _node_text(child) for child in node.children)
@@ -1321,6 +1354,8 @@ class _Walker:
                 continue
             if removing:
                 self.exported.pop(name, None)
+                continue
+            if name not in self.exported and len(self.exported) >= MAX_EXPORTED:
                 continue
             first = builder.out(builder.range(named)[0])
             self.exported[name] = Span(builder.locate(first), builder.locate(first + len(name)))
