@@ -7,8 +7,11 @@
     ``docker run --gpus N|'"device=0,1"'``, a Slurm step's ``--gpus-per-node``/``--gres``/
     ``--gpus``, a SkyPilot task's ``accelerators: NAME:N``, and the device list of
     ``CUDA_VISIBLE_DEVICES``, ``HIP_VISIBLE_DEVICES``, ``ROCR_VISIBLE_DEVICES`` or
-    ``NVIDIA_VISIBLE_DEVICES`` in the launch's environment; the fewest of them counts.  The
-    finding points at that value, with the parallel sizes as related locations.
+    ``NVIDIA_VISIBLE_DEVICES`` in the launch's environment; the fewest of them counts.  Inside
+    a container of N GPUs, numbered 0 to N-1, CUDA shows only the listed devices before the
+    first index that does not exist (``CUDA_VISIBLE_DEVICES=3,4`` with ``nvidia.com/gpu: 2``
+    leaves none).  The finding points at that value, with the parallel sizes as related
+    locations.
 
 Why is this bad?
     The engine cannot start.  From 0.13.0 ``ParallelConfig.__post_init__``
@@ -79,7 +82,9 @@ def check(context: Context) -> Iterator[Finding]:
         return
     version = resolution.release.version
     severity: Severity | None = None
-    if found.world <= visible.count:
+    if visible.count == 0:
+        consequence = f"vLLM {context.releases} finds no GPU to run on"
+    elif found.world <= visible.count:
         consequence = (f"the data-parallel engines after the first {visible.count // found.world} "
                        "find no device")
     elif version < RAY_FALLBACK_REMOVED:
@@ -97,7 +102,7 @@ def check(context: Context) -> Iterator[Finding]:
     yield context.finding(
         RULE,
         visible.span,
-        f"the launch needs {plural(found.needed)} ({found.formula}), {visible.source} "
+        f"the launch needs {plural(found.needed)}{found.written}, {visible.source} "
         f"{visible.count}: {consequence}",
         "give the container as many GPUs as the parallel sizes use, or lower them; across "
         "nodes, set --nnodes (or --distributed-executor-backend ray on a Ray cluster)",

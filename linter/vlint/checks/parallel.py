@@ -180,17 +180,50 @@ class Visible:
 def visible_gpus(invocation: Invocation) -> Visible | None:
     """The fewest GPUs any statement around the launch leaves it: the container's GPUs
     (``Deployment.gpus``) and every device list in its environment; None when none is
-    known."""
+    known.
+
+    In a container of N GPUs the runtime numbers them 0 to N-1, and CUDA (HIP too) shows only
+    the devices listed before the first index that does not exist ("If one of the indices is
+    invalid, only the devices whose index precedes the invalid index are visible", the CUDA
+    programming guide on ``CUDA_VISIBLE_DEVICES``): ``CUDA_VISIBLE_DEVICES=3,4`` in a 2-GPU
+    container leaves none."""
     found: list[Visible] = []
     gpus = invocation.deployment.gpus
-    if gpus is not None and isinstance(gpus.value, int):
-        found.append(Visible(gpus.value, gpus.span, "given here"))
+    container = gpus.value if gpus is not None and isinstance(gpus.value, int) else None
+    if gpus is not None and container is not None:
+        found.append(Visible(container, gpus.span, "given here"))
     for name in DEVICE_VARIABLES:
         value = invocation.env.get(name)
         count = device_count(value) if value is not None else None
-        if value is not None and count is not None:
+        if value is None or count is None:
+            continue
+        past = _past_the_container(value.text, container) if name in _INDEXED else None
+        if past is not None:
+            found.append(Visible(past[0], value.sub_span(0),
+                                 f"{name} names device {past[1]} of a {container}-GPU "
+                                 "container, which leaves"))
+        else:
             found.append(Visible(count, value.sub_span(0), f"{name} lists"))
     return min(found, key=lambda visible: visible.count, default=None)
+
+
+# The variables read inside the container, against its own numbering of its GPUs
+# (``NVIDIA_VISIBLE_DEVICES`` is the runtime's, in the host's numbering).
+_INDEXED = frozenset({"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"})
+
+
+def _past_the_container(listed: str, container: int | None) -> tuple[int, str] | None:
+    """The devices left and the first index past a container's GPUs, where a list of indices
+    names one; None otherwise."""
+    if container is None:
+        return None
+    items = [item.strip() for item in listed.split(",")]
+    if not all(item.isdigit() for item in items):
+        return None
+    for position, item in enumerate(items):
+        if int(item) >= container:
+            return position, item
+    return None
 
 
 def device_count(value: Token) -> int | None:
