@@ -1,15 +1,17 @@
 """What it does
-    Reports a container whose declared ports all differ from the port vLLM's API server listens
-    on: Kubernetes and Helm ``containerPort``s, the container side of compose ``ports:``
-    (``HOST:CONTAINER``, long ``target:``) and ``expose:``, ``docker run -p``.  ``--port`` is
-    the written value or the release's default (from the catalog).  The finding points at the
-    first declared port, with ``--port`` as a related location where it is written.
+    Reports a container whose published ports all differ from the port vLLM's API server listens
+    on: the container side of compose ``ports:`` (``HOST:CONTAINER``, long ``target:``) and
+    ``expose:``, and ``docker run -p`` (``podman``, ``nerdctl``).  ``--port`` is the written
+    value or the release's default (from the catalog).  The finding points at the first
+    published port, with ``--port`` as a related location where it is written.
 
 Why is this bad?
-    Traffic sent to the declared port reaches nothing: a compose ``"8000:8000"`` publishes a
-    port no process listens on, and a Kubernetes Service whose ``targetPort`` names or numbers
-    the declared port gets connection refused.  Usually ``--port`` was changed and the
-    deployment was not, or the reverse.
+    Traffic sent to the published port reaches nothing: a compose ``"8000:8000"`` with
+    ``--port 8080`` publishes a port no process listens on, and the API cannot be reached from
+    outside the container.  Usually ``--port`` was changed and the deployment was not, or the
+    reverse.  A Kubernetes ``containerPort`` is only informational (traffic goes to whatever
+    port a Service targets): declaring other ports, such as the KV connector's side channels,
+    breaks nothing, so Kubernetes is VL615's, which checks the Services.
 
 Example
     ``ports: ["8000:8000"]`` with ``command: ["m", "--port", "8080"]``.
@@ -21,10 +23,10 @@ Fix safety
     No fix: which side is wrong is the deployment's choice.
 
 vLLM releases
-    All; ``--port``'s default is each release's own.  Silent when any declared port is vLLM's,
+    All; ``--port``'s default is each release's own.  Silent when any published port is vLLM's,
     when a port or ``--port`` is not literal, for options vlint cannot see, and for a launch on
     a Unix socket.  A container that runs another server in front of vLLM (a proxy started by
-    the same script on the declared port) is reported too: suppress it there.
+    the same script on the published port) is reported too: suppress it there.
 
 References
     https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#ports
@@ -43,8 +45,15 @@ from vlint.model.finding import Related
 RULE = Rule(code="VL606", name="container-port-mismatch", severity="warning", since="0.2.0")
 
 
+_PUBLISHING_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+
+
 def check(context: Context) -> Iterator[Finding]:
-    ports = context.resolution.invocation.deployment.ports
+    invocation = context.resolution.invocation
+    tool = invocation.deployment.container
+    if invocation.kind != "compose" and (tool is None or tool.value not in _PUBLISHING_TOOLS):
+        return
+    ports = invocation.deployment.ports
     if not ports or any(port.container.value is None for port in ports):
         return
     server = listening(context)

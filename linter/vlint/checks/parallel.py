@@ -87,6 +87,8 @@ def layout(context: Context) -> Layout | None:
         return None
     if may_set_unseen_options(resolution):
         return None
+    if _unparsed_size(resolution):
+        return None
     settings = resolution.settings
     factors: list[tuple[str, int, Span]] = []
     world = 1
@@ -126,6 +128,25 @@ def layout(context: Context) -> Layout | None:
                 not placed_by.certain or _choice(placed_by) not in (None, "mp")):
             engines = None  # Ray places the engines (or the backend is not known)
     return Layout(world, engines, tuple(factors), backend)
+
+
+_SIZES = (*(dest for dest, _ in _WORLD), "data_parallel_size", "data_parallel_size_local")
+
+
+def _unparsed_size(resolution: Resolution) -> bool:
+    """Whether a parallel size is written in a form the release's parser does not take
+    (``"--tensor-parallel-size 2"`` as one word): the size vLLM would run is not known."""
+    parser = resolution.parser
+    if parser is None:
+        return False
+    strings = tuple(string for dest in _SIZES if (option := parser.by_dest.get(dest)) is not None
+                    for string in option.strings)
+    if any(use.match == "unknown" and use.written.startswith(strings)
+           for use in resolution.uses):
+        return True
+    # (argparse reads a word with a blank as a positional, VL402's: ``"--tp 2"``.)
+    return any(token.text.startswith(strings)
+               for token in (*resolution.unmatched, *resolution.positionals))
 
 
 def _factor(settings: Mapping[str, Setting], dest: str) -> int | None:
