@@ -1,17 +1,19 @@
 """What it does
-    Reports a container whose published ports all differ from the port vLLM's API server listens
+    Reports a container whose declared ports all differ from the port vLLM's API server listens
     on: the container side of compose ``ports:`` (``HOST:CONTAINER``, long ``target:``) and
-    ``expose:``, and ``docker run -p`` (``podman``, ``nerdctl``).  ``--port`` is the written
-    value or the release's default (from the catalog).  The finding points at the first
-    published port, with ``--port`` as a related location where it is written.
+    ``expose:``, ``docker run -p`` (``podman``, ``nerdctl``), and the ``containerPort``s of a
+    Kubernetes or Helm pod whose only long-running container is vLLM's.  ``--port`` is the
+    written value or the release's default (from the catalog).  The finding points at the first
+    declared port, with ``--port`` as a related location where it is written.
 
 Why is this bad?
-    Traffic sent to the published port reaches nothing: a compose ``"8000:8000"`` with
+    Traffic sent to the declared port reaches nothing: a compose ``"8000:8000"`` with
     ``--port 8080`` publishes a port no process listens on, and the API cannot be reached from
-    outside the container.  Usually ``--port`` was changed and the deployment was not, or the
-    reverse.  A Kubernetes ``containerPort`` is only informational (traffic goes to whatever
-    port a Service targets): declaring other ports, such as the KV connector's side channels,
-    breaks nothing, so Kubernetes is VL615's, which checks the Services.
+    outside the container; a Kubernetes Service or probe aimed at the declared port is refused.
+    Usually ``--port`` was changed and the deployment was not, or the reverse.  In a pod with a
+    sidecar (a proxy in front of vLLM, an init container with ``restartPolicy: Always``) the
+    declared ports may be the sidecar's or auxiliary ones (the KV connector's side channels):
+    such pods are not judged.
 
 Example
     ``ports: ["8000:8000"]`` with ``command: ["m", "--port", "8080"]``.
@@ -50,8 +52,11 @@ _PUBLISHING_TOOLS = frozenset({"docker", "podman", "nerdctl"})
 
 def check(context: Context) -> Iterator[Finding]:
     invocation = context.resolution.invocation
-    tool = invocation.deployment.container
-    if invocation.kind != "compose" and (tool is None or tool.value not in _PUBLISHING_TOOLS):
+    facts = invocation.deployment
+    tool = facts.container
+    published = invocation.kind == "compose" or (
+        tool is not None and tool.value in _PUBLISHING_TOOLS)
+    if not published and facts.pod_containers != 1:
         return
     ports = invocation.deployment.ports
     if not ports or any(port.container.value is None for port in ports):

@@ -738,7 +738,13 @@ class _Reader:
                 self.labels = self.literal_map(yamlpos.mapping_get(metadata, "labels")) or None
             listed = yamlpos.mapping_get(node, "containers")
             if listed is not None:
-                self.pod_containers = len(yamlpos.sequence_items(listed))
+                # The pod's long-running containers: its containers and the init containers
+                # that keep running beside them (``restartPolicy: Always``, native sidecars).
+                sidecars = [item for item in yamlpos.mappings_in(
+                    yamlpos.mapping_get(node, "initContainers"))
+                    if (policy := self.token(yamlpos.mapping_get(item, "restartPolicy")))
+                    is not None and policy.text == "Always"]
+                self.pod_containers = len(yamlpos.sequence_items(listed)) + len(sidecars)
             for key, value in yamlpos.mapping_items(node):
                 if key.value in _CONTAINER_LISTS and yamlpos.sequence_items(value):
                     for container in yamlpos.sequence_items(value):
