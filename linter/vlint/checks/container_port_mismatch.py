@@ -47,18 +47,11 @@ from vlint.model.finding import Related
 RULE = Rule(code="VL606", name="container-port-mismatch", severity="warning", since="0.2.0")
 
 
-_PUBLISHING_TOOLS = frozenset({"docker", "podman", "nerdctl"})
-
-
 def check(context: Context) -> Iterator[Finding]:
-    invocation = context.resolution.invocation
-    facts = invocation.deployment
-    tool = facts.container
-    published = invocation.kind == "compose" or (
-        tool is not None and tool.value in _PUBLISHING_TOOLS)
-    if not published and facts.pod_containers != 1:
-        return
-    ports = invocation.deployment.ports
+    facts = context.resolution.invocation.deployment
+    if facts.pod_containers is not None and facts.pod_containers != 1:
+        return  # a sidecar may own the declared ports
+    ports = facts.ports
     if not ports or any(port.container.value is None for port in ports):
         return
     server = listening(context)

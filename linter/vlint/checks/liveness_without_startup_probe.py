@@ -44,7 +44,6 @@ from vlint.model import Finding, Located
 RULE = Rule(code="VL612", name="liveness-without-startup-probe", severity="warning",
             since="0.2.0")
 
-_KINDS = frozenset({"kubernetes", "helm"})
 # Kubernetes' defaults (core/v1 Probe): initialDelaySeconds 0, periodSeconds 10,
 # failureThreshold 3.
 _DEFAULTS = {"initial_delay": 0, "period": 10, "failure_threshold": 3}
@@ -57,10 +56,9 @@ def _seconds(located: Located[int | None] | None, default: int) -> int | None:
 
 
 def check(context: Context) -> Iterator[Finding]:
-    invocation = context.resolution.invocation
-    if not _KINDS.intersection(invocation.origin) or context.liveness_budget <= 0:
+    if context.liveness_budget <= 0:
         return
-    probes = invocation.deployment.probes
+    probes = context.resolution.invocation.deployment.probes
     if any(probe.kind == "startup" for probe in probes):
         return
     liveness = next((probe for probe in probes if probe.kind == "liveness"), None)

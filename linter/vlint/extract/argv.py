@@ -121,7 +121,9 @@ def _shifted(locate: Locator, start: int) -> Locator:
     return lambda offset: locate(start + offset)
 
 
-# A batch job's directive: ``#SBATCH`` at the start of a line, its options after it.
+# A batch job's directive: ``#SBATCH`` at the start of a line, its options after it; a job has
+# a few dozen at most, and each is read by the shell reader, so a crafted file is cut off.
+MAX_DIRECTIVES = 256
 _DIRECTIVE = re.compile(r"^#SBATCH[ \t]+([^\n]*)", re.MULTILINE)
 
 
@@ -130,7 +132,9 @@ def _batch_gpus(text: str, locate: Locator) -> Located[GpuCount | None] | None:
     runs on one of its nodes with them."""
     words: list[Token] = []
     lead = "sbatch "  # a program for the options: the shell reader reads commands
-    for match in _DIRECTIVE.finditer(text):
+    for count, match in enumerate(_DIRECTIVE.finditer(text)):
+        if count >= MAX_DIRECTIVES:
+            break
         line = lead + match.group(1)
         for command in iter_commands(line, _shifted(locate, match.start(1) - len(lead))):
             words.extend(command.words[1:])

@@ -77,6 +77,9 @@ _STEP_LISTS = ("steps", "sidecars")
 # KubeRay's resources: their pods form a Ray cluster (https://docs.ray.io/en/latest/cluster/
 # kubernetes/getting-started.html).
 _RAY_RESOURCES = frozenset({"RayCluster", "RayJob", "RayService"})
+# The Services of one file matched against every container: a crafted file with thousands of
+# both would cost their product.
+MAX_SERVICES = 256
 SHELL_SHEBANG = re.compile(r"#![ \t]*\S*/(?:env[ \t]+)?(?:ba|da|z|a)?sh\b")
 _SINGLE_CONTAINERS = ("container", "script")
 _GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
@@ -193,7 +196,7 @@ class _Reader:
         if yamlpos.mapping_node(document) is None:
             return
         kind = self.token(yamlpos.mapping_get(document, "kind"))
-        if kind is None or kind.text != "Service":
+        if kind is None or kind.text != "Service" or len(self.services) >= MAX_SERVICES:
             return
         name, namespace = self.named(document)
         if name is not None:
